@@ -1,0 +1,109 @@
+// Status: the one error type of tenure, shared by the library, the store and the server.
+//
+// A Status is either OK or carries a Kubernetes reason (NotFound, Conflict, Invalid, ...), a
+// human message and, for Invalid, one cause per offending field. The server turns a Status into
+// a Kubernetes Status object 1:1; the client turns a Status object back into the same Status, so
+// code on both sides of the wire tests `status.reason()` the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tenure {
+
+enum class Reason {
+  kOk,
+  kNotFound,              // 404
+  kAlreadyExists,         // 409
+  kConflict,              // 409
+  kInvalid,               // 422
+  kBadRequest,            // 400
+  kUnauthorized,          // 401
+  kForbidden,             // 403
+  kMethodNotAllowed,      // 405
+  kNotAcceptable,         // 406
+  kGone,                  // 410, reason "Expired": a resourceVersion older than the kept history
+  kRequestEntityTooLarge, // 413
+  kUnsupportedMediaType,  // 415
+  kTooManyRequests,       // 429
+  kInternalError,         // 500
+  kServiceUnavailable,    // 503: also "could not reach the server"
+  kTimeout,               // 504
+};
+
+// One invalid field, as in metav1.StatusCause.
+struct StatusCause {
+  std::string type;     // e.g. "FieldValueInvalid", "FieldValueRequired"
+  std::string message;  // e.g. "Invalid value: -1: must be greater than 0"
+  std::string field;    // e.g. "spec.leaseDurationSeconds"
+  bool operator==(const StatusCause&) const = default;
+};
+
+class Status {
+ public:
+  Status() = default;  // OK
+  Status(Reason reason, std::string message, std::vector<StatusCause> causes = {})
+      : reason_(reason), message_(std::move(message)), causes_(std::move(causes)) {}
+
+  static Status Ok() { return Status(); }
+  static Status NotFound(std::string m) { return {Reason::kNotFound, std::move(m)}; }
+  static Status AlreadyExists(std::string m) { return {Reason::kAlreadyExists, std::move(m)}; }
+  static Status Conflict(std::string m) { return {Reason::kConflict, std::move(m)}; }
+  static Status BadRequest(std::string m) { return {Reason::kBadRequest, std::move(m)}; }
+  static Status Gone(std::string m) { return {Reason::kGone, std::move(m)}; }
+  static Status Internal(std::string m) { return {Reason::kInternalError, std::move(m)}; }
+  static Status Unavailable(std::string m) { return {Reason::kServiceUnavailable, std::move(m)}; }
+  static Status Timeout(std::string m) { return {Reason::kTimeout, std::move(m)}; }
+
+  bool ok() const { return reason_ == Reason::kOk; }
+  Reason reason() const { return reason_; }
+  const std::string& message() const { return message_; }
+  const std::vector<StatusCause>& causes() const { return causes_; }
+
+  bool IsNotFound() const { return reason_ == Reason::kNotFound; }
+  bool IsConflict() const { return reason_ == Reason::kConflict; }
+  bool IsAlreadyExists() const { return reason_ == Reason::kAlreadyExists; }
+  bool IsGone() const { return reason_ == Reason::kGone; }
+
+  // HTTP status code of the reason (200 for OK).
+  int code() const;
+  // Kubernetes reason string ("NotFound", "Expired", ...; "" for OK).
+  std::string_view reason_name() const;
+  // "NotFound: leases.coordination.k8s.io \"x\" not found"
+  std::string ToString() const;
+
+  static Reason ReasonFromName(std::string_view name, int code);
+
+ private:
+  Reason reason_ = Reason::kOk;
+  std::string message_;
+  std::vector<StatusCause> causes_;
+};
+
+// A value or the Status explaining why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+}  // namespace tenure

@@ -1,0 +1,81 @@
+// The kinds tenure serves, and what the server needs to know about each of them without knowing
+// the kind: its names, how to canonicalize and validate an object, and its Table columns.
+//
+// Objects cross this interface as nlohmann::json in their canonical wire form (what
+// kube-apiserver would return), so the server, patching and watch code stay kind-agnostic. Typed
+// structs for code that wants them live in types.h / codec.h.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tenure/status.h"
+
+namespace tenure::api {
+
+struct KindInfo {
+  std::string_view group;                  // "" for the core group
+  std::vector<std::string_view> versions;  // every version tenure can serve, preferred first
+  std::string_view kind;                   // "Lease"
+  std::string_view list_kind;              // "LeaseList"
+  std::string_view resource;               // "leases"
+  std::string_view singular;               // "lease"
+  bool namespaced = true;
+  std::vector<std::string_view> short_names;
+  // Whether PUT without metadata.resourceVersion is allowed (Lease, ConfigMap: yes;
+  // LeaseCandidate: no), as kube-apiserver's AllowUnconditionalUpdate.
+  bool allow_unconditional_update = true;
+  // Whether PUT of a missing object creates it (AllowCreateOnUpdate).
+  bool allow_create_on_update = false;
+
+  // "leases.coordination.k8s.io" or "configmaps" for the core group: used in messages.
+  std::string qualified_resource() const;
+  // "Lease.coordination.k8s.io" or "ConfigMap": used in "... is invalid" messages.
+  std::string qualified_kind() const;
+  // "coordination.k8s.io/v1" or "v1".
+  std::string api_version(std::string_view version) const;
+};
+
+const std::vector<const KindInfo*>& AllKinds();
+const KindInfo* FindByResource(std::string_view group, std::string_view resource);
+const KindInfo* FindByKind(std::string_view group, std::string_view kind);
+
+struct DecodeOptions {
+  bool strict = false;  // fieldValidation=Strict: unknown or duplicate fields are an error
+};
+
+// Turns a client-supplied object into canonical form: checks every known field's JSON type
+// (integers given as strings are BadRequest), drops unknown fields (or, when strict, fails with
+// BadRequest naming them, as kube-apiserver's 'strict decoding error: unknown field "spec.x"'),
+// normalizes times (MicroTime to 6 fractional digits, Time to whole seconds), and omits unset
+// optional fields. apiVersion must be one of the kind's versions and kind must match.
+// Server-owned metadata (uid, resourceVersion, creationTimestamp, generation) is kept as given;
+// the server overwrites it.
+Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& object,
+                                    const DecodeOptions& options);
+
+// Validation identical to kube-apiserver's for the kind: Invalid with one cause per field and a
+// message in kube-apiserver's form ('Lease.coordination.k8s.io "bad" is invalid:
+// spec.leaseDurationSeconds: Invalid value: -1: must be greater than 0'). `object` is canonical.
+Status ValidateCreate(const KindInfo& kind, const nlohmann::json& object);
+Status ValidateUpdate(const KindInfo& kind, const nlohmann::json& object,
+                      const nlohmann::json& old_object);
+
+// Table columns of the real server (Lease: Name, Holder, Age; LeaseCandidate: Name, LeaseName,
+// BinaryVersion, EmulationVersion, Age; ConfigMap: Name, Data, Age; Namespace: Name, Status,
+// Age; Event: Last Seen, Type, Reason, Object, Message), as metav1.TableColumnDefinition JSON.
+nlohmann::json TableColumns(const KindInfo& kind);
+// One row's cells for a canonical object; `now` renders Age like kubectl ("5m12s", "3d").
+nlohmann::json TableCells(const KindInfo& kind, const nlohmann::json& object,
+                          std::chrono::system_clock::time_point now);
+
+// Value of a field selector path ("metadata.name", "spec.leaseName", "involvedObject.uid", ...)
+// for the kind, or BadRequest when the field is not supported for selection (same message as
+// kube-apiserver: 'field label not supported: spec.foo').
+Result<std::string> SelectableField(const KindInfo& kind, const nlohmann::json& object,
+                                    std::string_view field);
+
+}  // namespace tenure::api
