@@ -43,6 +43,17 @@ struct StatusCause {
   bool operator==(const StatusCause&) const = default;
 };
 
+// Which object an error is about, as metav1.StatusDetails (kind is the resource, e.g. "leases",
+// except for Invalid where it is the kind, e.g. "Lease"; this follows kube-apiserver).
+struct StatusDetails {
+  std::string name;
+  std::string group;
+  std::string kind;
+  std::string uid;
+  int retry_after_seconds = 0;
+  bool operator==(const StatusDetails&) const = default;
+};
+
 class Status {
  public:
   Status() = default;  // OK
@@ -63,6 +74,11 @@ class Status {
   Reason reason() const { return reason_; }
   const std::string& message() const { return message_; }
   const std::vector<StatusCause>& causes() const { return causes_; }
+  const StatusDetails& details() const { return details_; }
+  Status& set_details(StatusDetails details) {
+    details_ = std::move(details);
+    return *this;
+  }
 
   bool IsNotFound() const { return reason_ == Reason::kNotFound; }
   bool IsConflict() const { return reason_ == Reason::kConflict; }
@@ -82,6 +98,7 @@ class Status {
   Reason reason_ = Reason::kOk;
   std::string message_;
   std::vector<StatusCause> causes_;
+  StatusDetails details_;
 };
 
 // A value or the Status explaining why there is none.

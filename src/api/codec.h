@@ -1,0 +1,45 @@
+// Typed objects <-> JSON in kube-apiserver's wire form.
+//
+// ToJson emits the canonical form (what Canonicalize returns for the same object: unset
+// optional fields omitted, MicroTime with six fractional digits, Time in whole seconds, UTC).
+// *FromJson is tolerant like a client: unknown fields are ignored, apiVersion/kind are not
+// checked, but a known field of the wrong JSON type is BadRequest with kube's message.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "api/types.h"
+#include "tenure/status.h"
+
+namespace tenure::api {
+
+nlohmann::json ToJson(const ObjectMeta& meta);
+nlohmann::json ToJson(const LeaseSpec& spec);
+nlohmann::json ToJson(const Lease& lease);  // apiVersion coordination.k8s.io/v1
+nlohmann::json ToJson(const LeaseCandidateSpec& spec);
+nlohmann::json ToJson(const LeaseCandidate& candidate,
+                      std::string_view version = "v1beta1");  // or "v1alpha2"
+nlohmann::json ToJson(const ConfigMap& configmap);
+nlohmann::json ToJson(const Namespace& ns);
+nlohmann::json ToJson(const ObjectReference& ref);
+nlohmann::json ToJson(const Event& event);
+
+Result<ObjectMeta> ObjectMetaFromJson(const nlohmann::json& json);
+Result<Lease> LeaseFromJson(const nlohmann::json& json);
+Result<LeaseCandidate> LeaseCandidateFromJson(const nlohmann::json& json);
+Result<ConfigMap> ConfigMapFromJson(const nlohmann::json& json);
+Result<Namespace> NamespaceFromJson(const nlohmann::json& json);
+Result<Event> EventFromJson(const nlohmann::json& json);
+
+// "<Kind>List" objects: metadata (resourceVersion, continue, remainingItemCount) and items.
+Result<LeaseList> LeaseListFromJson(const nlohmann::json& json);
+Result<LeaseCandidateList> LeaseCandidateListFromJson(const nlohmann::json& json);
+Result<ConfigMapList> ConfigMapListFromJson(const nlohmann::json& json);
+Result<EventList> EventListFromJson(const nlohmann::json& json);
+Result<NamespaceList> NamespaceListFromJson(const nlohmann::json& json);
+
+std::string Base64Encode(std::string_view bytes);
+std::optional<std::string> Base64Decode(std::string_view text);
+
+}  // namespace tenure::api

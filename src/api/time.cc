@@ -1,0 +1,222 @@
+#include "api/time.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace tenure::api {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::microseconds;
+using std::chrono::seconds;
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// Writes "YYYY-MM-DDTHH:MM:SS" of whole seconds since the epoch into buf (20 bytes with NUL).
+void FormatSeconds(int64_t secs, char* buf, size_t size) {
+  const int64_t days = FloorDiv(secs, 86400);
+  const int64_t rem = secs - days * 86400;
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, y, m, d);
+  std::snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02d", static_cast<long long>(y), m, d,
+                static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
+                static_cast<int>(rem % 60));
+}
+
+bool Digits(std::string_view s, size_t pos, size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  out = v;
+  return true;
+}
+
+bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+}  // namespace
+
+Timestamp TruncateToMicros(Timestamp t) {
+  const auto us = duration_cast<microseconds>(t.time_since_epoch());
+  auto floored = us;
+  if (duration_cast<Timestamp::duration>(us) > t.time_since_epoch()) floored -= microseconds(1);
+  return Timestamp(duration_cast<Timestamp::duration>(floored));
+}
+
+Timestamp TruncateToSeconds(Timestamp t) {
+  const auto s = duration_cast<seconds>(t.time_since_epoch());
+  auto floored = s;
+  if (duration_cast<Timestamp::duration>(s) > t.time_since_epoch()) floored -= seconds(1);
+  return Timestamp(duration_cast<Timestamp::duration>(floored));
+}
+
+std::string FormatMicroTime(Timestamp t) {
+  const int64_t us = duration_cast<microseconds>(TruncateToMicros(t).time_since_epoch()).count();
+  const int64_t secs = FloorDiv(us, 1000000);
+  const int64_t frac = us - secs * 1000000;
+  char buf[64];
+  FormatSeconds(secs, buf, sizeof buf);
+  char digits[8];
+  std::snprintf(digits, sizeof digits, "%06u", static_cast<unsigned>(frac % 1000000));
+  std::string out(buf);
+  out += '.';
+  out += digits;
+  out += 'Z';
+  return out;
+}
+
+std::string FormatTime(Timestamp t) {
+  const int64_t secs = duration_cast<seconds>(TruncateToSeconds(t).time_since_epoch()).count();
+  char buf[64];
+  FormatSeconds(secs, buf, sizeof buf);
+  std::string out(buf);
+  out += 'Z';
+  return out;
+}
+
+std::optional<Timestamp> ParseTime(std::string_view s) {
+  int year, month, day, hour, minute, second;
+  if (!Digits(s, 0, 4, year) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, month) ||
+      s[7] != '-' || !Digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') ||
+      !Digits(s, 11, 2, hour) || s[13] != ':' || !Digits(s, 14, 2, minute) || s[16] != ':' ||
+      !Digits(s, 17, 2, second)) {
+    return std::nullopt;
+  }
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1) return std::nullopt;
+  const int mdays = kDays[month - 1] + (month == 2 && IsLeap(year) ? 1 : 0);
+  if (day > mdays || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  size_t pos = 19;
+  int64_t micros = 0;
+  if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
+    ++pos;
+    size_t digits = 0;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      if (digits < 6) micros = micros * 10 + (s[pos] - '0');
+      ++digits;
+      ++pos;
+    }
+    if (digits == 0) return std::nullopt;
+    for (size_t i = digits; i < 6; ++i) micros *= 10;
+  }
+  if (pos >= s.size()) return std::nullopt;
+  int64_t offset = 0;
+  if (s[pos] == 'Z' || s[pos] == 'z') {
+    ++pos;
+  } else if (s[pos] == '+' || s[pos] == '-') {
+    int oh, om;
+    if (!Digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+        !Digits(s, pos + 4, 2, om) || oh > 23 || om > 59) {
+      return std::nullopt;
+    }
+    offset = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != s.size()) return std::nullopt;
+  const int64_t secs = DaysFromCivil(year, static_cast<unsigned>(month),
+                                     static_cast<unsigned>(day)) * 86400 +
+                       hour * 3600 + minute * 60 + second - offset;
+  return Timestamp(duration_cast<Timestamp::duration>(microseconds(secs * 1000000 + micros)));
+}
+
+std::string HumanDuration(std::chrono::nanoseconds d) {
+  const int64_t ns = d.count();
+  const int64_t seconds = ns / 1000000000;  // truncates toward zero, as Go's int(d.Seconds())
+  char buf[32];
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 60 * 2) {
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(seconds));
+    return buf;
+  }
+  const int64_t minutes = seconds / 60;
+  if (minutes < 10) {
+    const int64_t s = seconds % 60;
+    if (s == 0) {
+      std::snprintf(buf, sizeof buf, "%lldm", static_cast<long long>(minutes));
+    } else {
+      std::snprintf(buf, sizeof buf, "%lldm%llds", static_cast<long long>(minutes),
+                    static_cast<long long>(s));
+    }
+    return buf;
+  }
+  if (minutes < 60 * 3) {
+    std::snprintf(buf, sizeof buf, "%lldm", static_cast<long long>(minutes));
+    return buf;
+  }
+  const int64_t hours = seconds / 3600;
+  if (hours < 8) {
+    const int64_t m = minutes % 60;
+    if (m == 0) {
+      std::snprintf(buf, sizeof buf, "%lldh", static_cast<long long>(hours));
+    } else {
+      std::snprintf(buf, sizeof buf, "%lldh%lldm", static_cast<long long>(hours),
+                    static_cast<long long>(m));
+    }
+    return buf;
+  }
+  if (hours < 48) {
+    std::snprintf(buf, sizeof buf, "%lldh", static_cast<long long>(hours));
+    return buf;
+  }
+  if (hours < 24 * 8) {
+    const int64_t h = hours % 24;
+    if (h == 0) {
+      std::snprintf(buf, sizeof buf, "%lldd", static_cast<long long>(hours / 24));
+    } else {
+      std::snprintf(buf, sizeof buf, "%lldd%lldh", static_cast<long long>(hours / 24),
+                    static_cast<long long>(h));
+    }
+    return buf;
+  }
+  if (hours < 24 * 365 * 2) {
+    std::snprintf(buf, sizeof buf, "%lldd", static_cast<long long>(hours / 24));
+    return buf;
+  }
+  if (hours < 24 * 365 * 8) {
+    const int64_t dy = (hours / 24) % 365;
+    if (dy == 0) {
+      std::snprintf(buf, sizeof buf, "%lldy", static_cast<long long>(hours / 24 / 365));
+    } else {
+      std::snprintf(buf, sizeof buf, "%lldy%lldd", static_cast<long long>(hours / 24 / 365),
+                    static_cast<long long>(dy));
+    }
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%lldy", static_cast<long long>(hours / 24 / 365));
+  return buf;
+}
+
+}  // namespace tenure::api

@@ -1,0 +1,78 @@
+#include "api/time.h"
+
+#include <gtest/gtest.h>
+
+namespace tenure::api {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::microseconds;
+using std::chrono::minutes;
+using std::chrono::nanoseconds;
+using std::chrono::seconds;
+
+TEST(TimeTest, MicroTimeHasSixDigitsInUtc) {
+  auto t = ParseTime("2023-12-05T02:33:08.685777Z");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(FormatMicroTime(*t), "2023-12-05T02:33:08.685777Z");
+  EXPECT_EQ(FormatTime(*t), "2023-12-05T02:33:08Z");
+  EXPECT_EQ(FormatMicroTime(*ParseTime("2024-01-01T00:00:00Z")), "2024-01-01T00:00:00.000000Z");
+  EXPECT_EQ(FormatMicroTime(*ParseTime("2024-01-01T00:00:00.5Z")), "2024-01-01T00:00:00.500000Z");
+}
+
+TEST(TimeTest, ParsesOffsetsAndTruncatesNanoseconds) {
+  EXPECT_EQ(FormatMicroTime(*ParseTime("2024-01-01T02:30:00.123456789+02:00")),
+            "2024-01-01T00:30:00.123456Z");
+  EXPECT_EQ(FormatTime(*ParseTime("2023-12-31T23:00:00-01:30")), "2024-01-01T00:30:00Z");
+  EXPECT_EQ(FormatTime(*ParseTime("1969-12-31T23:59:59.9Z")), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(FormatMicroTime(*ParseTime("1969-12-31T23:59:59.9Z")),
+            "1969-12-31T23:59:59.900000Z");
+}
+
+TEST(TimeTest, EpochAndLeapDays) {
+  EXPECT_EQ(ParseTime("1970-01-01T00:00:00Z")->time_since_epoch().count(), 0);
+  EXPECT_EQ(FormatTime(*ParseTime("2024-02-29T12:00:00Z")), "2024-02-29T12:00:00Z");
+  EXPECT_FALSE(ParseTime("2023-02-29T12:00:00Z"));
+}
+
+TEST(TimeTest, RejectsNonRfc3339) {
+  for (const char* bad : {"", "2024-01-01", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z",
+                          "2024-01-01T24:00:00Z", "2024-01-01T00:00:00.Z",
+                          "2024-01-01T00:00:00+0200", "2024-01-01T00:00:00Zjunk",
+                          "yesterday", "2024-01-01 00:00:00Z"}) {
+    EXPECT_FALSE(ParseTime(bad)) << bad;
+  }
+}
+
+TEST(TimeTest, TruncationIsFloorForNegativeTimes) {
+  const Timestamp t(nanoseconds(-1));
+  EXPECT_EQ(FormatMicroTime(t), "1969-12-31T23:59:59.999999Z");
+  EXPECT_EQ(FormatTime(t), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(TruncateToMicros(Timestamp(nanoseconds(1999))).time_since_epoch(),
+            microseconds(1));
+}
+
+TEST(HumanDurationTest, MatchesKubectl) {
+  EXPECT_EQ(HumanDuration(seconds(-5)), "<invalid>");
+  EXPECT_EQ(HumanDuration(nanoseconds(-1500000000)), "0s");
+  EXPECT_EQ(HumanDuration(seconds(0)), "0s");
+  EXPECT_EQ(HumanDuration(seconds(45)), "45s");
+  EXPECT_EQ(HumanDuration(seconds(119)), "119s");
+  EXPECT_EQ(HumanDuration(seconds(120)), "2m");
+  EXPECT_EQ(HumanDuration(minutes(5) + seconds(12)), "5m12s");
+  EXPECT_EQ(HumanDuration(minutes(10) + seconds(12)), "10m");
+  EXPECT_EQ(HumanDuration(minutes(179)), "179m");
+  EXPECT_EQ(HumanDuration(hours(3) + minutes(4)), "3h4m");
+  EXPECT_EQ(HumanDuration(hours(3)), "3h");
+  EXPECT_EQ(HumanDuration(hours(8) + minutes(30)), "8h");
+  EXPECT_EQ(HumanDuration(hours(47)), "47h");
+  EXPECT_EQ(HumanDuration(hours(51)), "2d3h");
+  EXPECT_EQ(HumanDuration(hours(72)), "3d");
+  EXPECT_EQ(HumanDuration(hours(24 * 10 + 5)), "10d");
+  EXPECT_EQ(HumanDuration(hours(24 * (365 * 2 + 3))), "2y3d");
+  EXPECT_EQ(HumanDuration(hours(24 * 365 * 3)), "3y");
+  EXPECT_EQ(HumanDuration(hours(24 * 365 * 9)), "9y");
+}
+
+}  // namespace
+}  // namespace tenure::api

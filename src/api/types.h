@@ -1,0 +1,159 @@
+// Typed Kubernetes objects for code that prefers structs to JSON (the client library, the
+// elector, the coordination controller). Plain data: no JSON library here; codec.h converts.
+//
+// Optional wire fields are std::optional (or empty strings/maps where Kubernetes itself omits
+// empty values). Times are system_clock time points at microsecond precision.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/time.h"
+
+namespace tenure::api {
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> block_owner_deletion;
+  bool operator==(const OwnerReference&) const = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  std::string namespace_;
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::optional<Timestamp> creation_timestamp;
+  std::optional<Timestamp> deletion_timestamp;
+  std::optional<int64_t> deletion_grace_period_seconds;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+struct ListMeta {
+  std::string resource_version;
+  std::string continue_token;  // "continue" on the wire
+  std::optional<int64_t> remaining_item_count;
+  bool operator==(const ListMeta&) const = default;
+};
+
+// coordination.k8s.io/v1 Lease.
+struct LeaseSpec {
+  std::optional<std::string> holder_identity;
+  std::optional<int32_t> lease_duration_seconds;
+  std::optional<Timestamp> acquire_time;  // MicroTime
+  std::optional<Timestamp> renew_time;    // MicroTime
+  std::optional<int32_t> lease_transitions;
+  std::optional<std::string> strategy;  // "OldestEmulationVersion" or "<domain>/<name>"
+  std::optional<std::string> preferred_holder;
+  bool operator==(const LeaseSpec&) const = default;
+};
+
+struct Lease {
+  ObjectMeta metadata;
+  LeaseSpec spec;
+  bool operator==(const Lease&) const = default;
+};
+
+// coordination.k8s.io/v1beta1 (and v1alpha2) LeaseCandidate.
+struct LeaseCandidateSpec {
+  std::string lease_name;
+  std::optional<Timestamp> ping_time;   // MicroTime
+  std::optional<Timestamp> renew_time;  // MicroTime
+  std::string binary_version;
+  std::string emulation_version;
+  std::string strategy;
+  bool operator==(const LeaseCandidateSpec&) const = default;
+};
+
+struct LeaseCandidate {
+  ObjectMeta metadata;
+  LeaseCandidateSpec spec;
+  bool operator==(const LeaseCandidate&) const = default;
+};
+
+// core/v1 ConfigMap. binary_data holds the decoded bytes (base64 on the wire).
+struct ConfigMap {
+  ObjectMeta metadata;
+  std::map<std::string, std::string> data;
+  std::map<std::string, std::string> binary_data;
+  std::optional<bool> immutable;
+  bool operator==(const ConfigMap&) const = default;
+};
+
+// core/v1 Namespace.
+struct Namespace {
+  ObjectMeta metadata;
+  std::vector<std::string> finalizers;  // spec.finalizers
+  std::string phase;                    // status.phase: "Active" or "Terminating"
+  bool operator==(const Namespace&) const = default;
+};
+
+// core/v1 ObjectReference.
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string api_version;
+  std::string resource_version;
+  std::string field_path;
+  bool operator==(const ObjectReference&) const = default;
+};
+
+struct EventSource {
+  std::string component;
+  std::string host;
+  bool operator==(const EventSource&) const = default;
+};
+
+struct EventSeries {
+  int32_t count = 0;
+  std::optional<Timestamp> last_observed_time;  // MicroTime
+  bool operator==(const EventSeries&) const = default;
+};
+
+// core/v1 Event.
+struct Event {
+  ObjectMeta metadata;
+  ObjectReference involved_object;
+  std::string reason;
+  std::string message;
+  EventSource source;
+  std::optional<Timestamp> first_timestamp;  // Time
+  std::optional<Timestamp> last_timestamp;   // Time
+  int32_t count = 0;
+  std::string type;  // "Normal" or "Warning"
+  std::optional<Timestamp> event_time;  // MicroTime
+  std::optional<EventSeries> series;
+  std::string action;
+  std::optional<ObjectReference> related;
+  std::string reporting_component;
+  std::string reporting_instance;
+  bool operator==(const Event&) const = default;
+};
+
+template <typename T>
+struct List {
+  ListMeta metadata;
+  std::vector<T> items;
+};
+using LeaseList = List<Lease>;
+using LeaseCandidateList = List<LeaseCandidate>;
+using ConfigMapList = List<ConfigMap>;
+using EventList = List<Event>;
+using NamespaceList = List<Namespace>;
+
+}  // namespace tenure::api

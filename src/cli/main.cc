@@ -1,0 +1,12 @@
+// The `tenure` command.
+#include <CLI/CLI.hpp>
+
+#include "cli/serve_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tenure: Kubernetes-style leader election, and a coordination server"};
+  app.require_subcommand(1);
+  tenure::cli::AddServeCommand(app);
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}

@@ -1,0 +1,158 @@
+#include "server/api_server.h"
+
+#include <nlohmann/json.hpp>
+
+#include "server/request_info.h"
+#include "server/response_format.h"
+
+namespace tenure::server {
+
+using nlohmann::json;
+
+namespace {
+
+HttpResponse JsonResponse(const json& body, std::string content_type = "application/json") {
+  HttpResponse r;
+  r.body = body.dump();
+  r.content_type = std::move(content_type);
+  return r;
+}
+
+HttpResponse TextResponse(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+Status NotFoundPath() {
+  return Status::NotFound("the server could not find the requested resource");
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+bool IsPublicPath(const std::string& path) {
+  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
+         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
+         path.rfind("/readyz/", 0) == 0;
+}
+
+}  // namespace
+
+ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources)
+    : options_(std::move(options)), resources_(std::move(resources)), openapi_(options_.served) {}
+
+HttpResponse ApiServer::Reject(const Status& status) { return ErrorResponse(status); }
+
+bool ApiServer::Authenticated(const HttpRequest& request) const {
+  if (options_.token.empty()) return true;
+  std::string auth = request.header("authorization");
+  static constexpr std::string_view kBearer = "Bearer ";
+  if (auth.size() <= kBearer.size() || auth.compare(0, kBearer.size(), kBearer) != 0) return false;
+  return ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options_.token);
+}
+
+const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::string& version,
+                                           const std::string& resource) const {
+  for (const auto& served : options_.served) {
+    if (served.kind->group == group && served.version == version &&
+        served.kind->resource == resource) {
+      return served.kind;
+    }
+  }
+  return nullptr;
+}
+
+void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
+  if (IsPublicPath(request.path)) {
+    if (request.path == "/version") return responder->Reply(JsonResponse(VersionInfo(options_.version)));
+    return responder->Reply(TextResponse(200, "ok"));
+  }
+  if (!Authenticated(request)) {
+    return responder->Reply(ErrorResponse(Status(Reason::kUnauthorized, "Unauthorized")));
+  }
+  RequestInfo info = ParseRequestInfo(request);
+  if (!info.is_resource_request) {
+    if (!ServeNonResource(request, *responder)) responder->Reply(ErrorResponse(NotFoundPath()));
+    return;
+  }
+  const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
+  if (kind == nullptr) return responder->Reply(ErrorResponse(NotFoundPath()));
+  resources_->Handle(info, *kind, std::move(request), std::move(responder));
+}
+
+bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responder) {
+  if (request.method != "GET" && request.method != "HEAD") return false;
+  const std::string& path = request.path;
+  std::string accept = request.header("accept");
+  if (path == "/api" || path == "/apis") {
+    if (auto v = AggregatedDiscoveryVersion(accept)) {
+      responder.Reply(JsonResponse(AggregatedDiscovery(options_.served, path == "/api", *v),
+                                   std::string(AggregatedDiscoveryContentType(*v))));
+      return true;
+    }
+    responder.Reply(JsonResponse(path == "/api"
+                                     ? ApiVersions(options_.served, options_.server_address)
+                                     : ApiGroupList(options_.served)));
+    return true;
+  }
+  if (path == "/api/v1") {
+    if (auto list = ApiResourceList(options_.served, "", "v1")) {
+      responder.Reply(JsonResponse(*list));
+      return true;
+    }
+    return false;
+  }
+  if (path.rfind("/apis/", 0) == 0) {
+    std::string rest = path.substr(6);
+    while (!rest.empty() && rest.back() == '/') rest.pop_back();
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos) {
+      if (auto group = ApiGroup(options_.served, rest)) {
+        responder.Reply(JsonResponse(*group));
+        return true;
+      }
+      return false;
+    }
+    std::string group = rest.substr(0, slash), version = rest.substr(slash + 1);
+    if (version.find('/') != std::string::npos) return false;
+    if (auto list = ApiResourceList(options_.served, group, version)) {
+      responder.Reply(JsonResponse(*list));
+      return true;
+    }
+    return false;
+  }
+  if (path == "/openapi/v3" || path == "/openapi/v3/") {
+    HttpResponse r;
+    r.body = openapi_.index_body();
+    responder.Reply(std::move(r));
+    return true;
+  }
+  if (path.rfind("/openapi/v3/", 0) == 0) {
+    const auto* doc = openapi_.Find(std::string_view(path).substr(12));
+    if (doc == nullptr) return false;
+    HttpResponse r;
+    r.body = doc->body;
+    r.headers.emplace_back("Etag", "\"" + doc->hash + "\"");
+    responder.Reply(std::move(r));
+    return true;
+  }
+  if (path == "/openapi/v2") {
+    OpenApiV2Reply v2 = OpenApiV2(accept);
+    HttpResponse r;
+    r.status = v2.status;
+    r.content_type = v2.content_type;
+    r.body = v2.body;
+    responder.Reply(std::move(r));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace tenure::server

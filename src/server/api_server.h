@@ -1,0 +1,42 @@
+// ApiServer: the Kubernetes API as an HttpHandler. Authenticates the bearer token, serves
+// health, version, discovery and OpenAPI, and hands resource requests to ResourceApi.
+// Every error leaves as a Kubernetes Status object.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/discovery.h"
+#include "server/http_server.h"
+#include "server/openapi.h"
+#include "server/resource_api.h"
+
+namespace tenure::server {
+
+struct ApiServerOptions {
+  std::string token;  // the bearer token every non-public request must carry; "" = no auth
+  std::vector<ServedVersion> served;
+  EmulatedVersion version;
+  std::string server_address;  // "127.0.0.1:6443", for /api's serverAddressByClientCIDRs
+};
+
+class ApiServer final : public HttpHandler {
+ public:
+  ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources);
+  void Handle(HttpRequest request, std::shared_ptr<Responder> responder) override;
+  HttpResponse Reject(const Status& status) override;
+
+ private:
+  bool Authenticated(const HttpRequest& request) const;
+  bool ServeNonResource(const HttpRequest& request, Responder& responder);
+  const api::KindInfo* ServedKind(const std::string& group, const std::string& version,
+                                  const std::string& resource) const;
+
+  ApiServerOptions options_;
+  std::shared_ptr<ResourceApi> resources_;
+  OpenApiV3Documents openapi_;
+};
+
+}  // namespace tenure::server

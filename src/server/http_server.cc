@@ -1,0 +1,562 @@
+// Boost.Beast is confined to this file: it parses requests; responses are written as raw
+// HTTP/1.1 bytes (simple and fast, and chunked framing for streams is a few lines).
+#include <utility>  // before asio: Boost 1.74 coroutines under GCC 12 need std::exchange
+
+#include "server/http_server.h"
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <condition_variable>
+#include <thread>
+
+#include "api/url.h"
+
+namespace tenure::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using net::awaitable;
+using net::use_awaitable;
+
+std::string HttpRequest::header(const std::string& lower_name) const {
+  auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+std::string HttpRequest::param(const std::string& name) const {
+  auto range = query.equal_range(name);
+  if (range.first == range.second) return "";
+  return std::prev(range.second)->second;
+}
+
+bool HttpRequest::has_param(const std::string& name) const { return query.count(name) > 0; }
+
+namespace {
+
+const char* ReasonPhrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 413: return "Request Entity Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Status";
+  }
+}
+
+std::string StatusLine(int status) {
+  return "HTTP/1.1 " + std::to_string(status) + " " + ReasonPhrase(status) + "\r\n";
+}
+
+std::string SerializeResponse(const HttpResponse& r, bool keep_alive) {
+  std::string out = StatusLine(r.status);
+  out.reserve(out.size() + 160 + r.body.size());
+  if (!r.content_type.empty()) out += "Content-Type: " + r.content_type + "\r\n";
+  for (const auto& [name, value] : r.headers) out += name + ": " + value + "\r\n";
+  out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+  out += "Cache-Control: no-cache, private\r\n";
+  if (!keep_alive) out += "Connection: close\r\n";
+  out += "\r\n";
+  out += r.body;
+  return out;
+}
+
+void AppendChunk(std::string& out, const std::string& chunk) {
+  char size[32];
+  int n = std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
+  out.append(size, static_cast<size_t>(n));
+  out += chunk;
+  out += "\r\n";
+}
+
+// Shared by the handler (any thread) and the session coroutine (the connection's strand).
+// The timer is the coroutine's wake-up signal; it is only touched on the strand.
+class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
+ public:
+  using Executor = net::strand<net::io_context::executor_type>;
+
+  // Holds the io_context so the timer stays valid when a store callback outlives the server.
+  Mailbox(Executor strand, std::shared_ptr<net::io_context> io)
+      : io_(std::move(io)), strand_(strand), timer_(strand) {}
+
+  class Stream final : public ResponseStream {
+   public:
+    explicit Stream(std::shared_ptr<Mailbox> box) : box_(std::move(box)) {}
+    bool Write(std::string chunk) override {
+      {
+        std::lock_guard lock(box_->mu_);
+        if (box_->stream_closed_) return false;
+        box_->chunks_.push_back(std::move(chunk));
+      }
+      box_->Wake();
+      return true;
+    }
+    void Close() override {
+      {
+        std::lock_guard lock(box_->mu_);
+        box_->stream_closing_ = true;
+      }
+      box_->Wake();
+    }
+    bool closed() const override {
+      std::lock_guard lock(box_->mu_);
+      return box_->stream_closed_ || box_->stream_closing_;
+    }
+    void OnClose(std::function<void()> on_close) override {
+      bool run_now = false;
+      {
+        std::lock_guard lock(box_->mu_);
+        if (box_->stream_closed_) {
+          run_now = true;
+        } else {
+          box_->on_close_.push_back(std::move(on_close));
+        }
+      }
+      if (run_now) on_close();
+    }
+
+   private:
+    std::shared_ptr<Mailbox> box_;
+  };
+
+  void Reply(HttpResponse response) override {
+    {
+      std::lock_guard lock(mu_);
+      if (answered_) return;
+      answered_ = true;
+      reply_ = std::move(response);
+    }
+    Wake();
+  }
+
+  std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
+                                         std::chrono::steady_clock::time_point deadline,
+                                         std::chrono::milliseconds idle_interval,
+                                         std::function<void()> idle) override {
+    auto stream = std::make_shared<class Stream>(shared_from_this());
+    {
+      std::lock_guard lock(mu_);
+      if (answered_) return stream;
+      answered_ = true;
+      streaming_ = true;
+      stream_status_ = status;
+      stream_content_type_ = std::move(content_type);
+      deadline_ = deadline;
+      idle_interval_ = idle_interval;
+      idle_ = std::move(idle);
+    }
+    Wake();
+    return stream;
+  }
+
+  // Weak: a wake-up queued in a stopped io_context must not keep the mailbox (and through it
+  // the io_context) alive.
+  void Wake() {
+    net::post(strand_, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->timer_.cancel();
+    });
+  }
+
+  // Marks the stream ended and runs the close callbacks (outside the lock).
+  void EndStream() {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard lock(mu_);
+      if (stream_closed_) return;
+      stream_closed_ = true;
+      callbacks.swap(on_close_);
+      chunks_.clear();
+    }
+    for (auto& cb : callbacks) cb();
+  }
+
+  mutable std::mutex mu_;
+  std::shared_ptr<net::io_context> io_;
+  Executor strand_;
+  net::steady_timer timer_;
+  bool answered_ = false;
+  std::optional<HttpResponse> reply_;
+  bool streaming_ = false;
+  int stream_status_ = 200;
+  std::string stream_content_type_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::milliseconds idle_interval_{0};
+  std::function<void()> idle_;
+  std::deque<std::string> chunks_;
+  bool stream_closing_ = false;
+  bool stream_closed_ = false;
+  bool client_gone_ = false;
+  bool hangup_watch_running_ = false;
+  std::vector<std::function<void()>> on_close_;
+};
+
+HttpRequest ToRequest(http::request<http::string_body>&& raw, bool tls) {
+  HttpRequest req;
+  req.method = std::string(raw.method_string());
+  req.target = std::string(raw.target());
+  std::string_view target = req.target;
+  size_t q = target.find('?');
+  req.path = api::PercentDecode(target.substr(0, q));
+  if (q != std::string_view::npos) req.query = api::ParseQuery(target.substr(q + 1));
+  for (const auto& field : raw) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto [it, inserted] = req.headers.emplace(name, std::string(field.value()));
+    if (!inserted) it->second += "," + std::string(field.value());
+  }
+  req.body = std::move(raw.body());
+  req.tls = tls;
+  return req;
+}
+
+class HttpServerImpl;
+
+// What Stop() needs to end a connection: its socket and the mailbox it may be waiting on.
+// Touched only on the connection's strand.
+struct Connection {
+  tcp::socket* socket = nullptr;
+  std::weak_ptr<Mailbox> waiting;
+};
+
+template <typename Stream>
+class Session {
+ public:
+  Session(Stream& stream, HttpServerImpl& server, Mailbox::Executor strand, bool tls,
+          std::shared_ptr<Connection> connection)
+      : stream_(stream), server_(server), strand_(strand), tls_(tls),
+        connection_(std::move(connection)) {}
+  awaitable<void> Run();
+
+ private:
+  awaitable<bool> WriteAll(std::string data) {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+    co_await net::async_write(stream_, net::buffer(data), net::redirect_error(use_awaitable, ec));
+    co_return !ec;
+  }
+  awaitable<void> WatchForHangup(std::shared_ptr<Mailbox> box);
+  awaitable<bool> ServeStream(std::shared_ptr<Mailbox> box);
+
+  Stream& stream_;
+  HttpServerImpl& server_;
+  Mailbox::Executor strand_;
+  bool tls_;
+  std::shared_ptr<Connection> connection_;
+};
+
+class HttpServerImpl final : public HttpServer {
+ public:
+  HttpServerImpl(const HttpServerOptions& options, std::shared_ptr<HttpHandler> handler)
+      : options_(options),
+        handler_(std::move(handler)),
+        io_(std::make_shared<net::io_context>()),
+        ssl_(net::ssl::context::tls_server),
+        acceptor_(*io_) {}
+
+  ~HttpServerImpl() override { Stop(); }
+
+  Status Init() {
+    if (options_.tls) {
+      ssl_.set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                       net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                       net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
+      beast::error_code ec;
+      ssl_.use_certificate_chain_file(options_.cert_file, ec);
+      if (ec) return Status::Internal("loading " + options_.cert_file + ": " + ec.message());
+      ssl_.use_private_key_file(options_.key_file, net::ssl::context::pem, ec);
+      if (ec) return Status::Internal("loading " + options_.key_file + ": " + ec.message());
+    }
+    beast::error_code ec;
+    auto address = net::ip::make_address(options_.address, ec);
+    if (ec) return Status::BadRequest("invalid listen address " + options_.address);
+    tcp::endpoint endpoint(address, options_.port);
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Status::Unavailable("cannot listen on " + options_.address + ":" +
+                                 std::to_string(options_.port) + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint().port();
+    net::co_spawn(*io_, Accept(), net::detached);
+    int threads = options_.threads > 0 ? options_.threads
+                                       : std::max(1u, std::thread::hardware_concurrency());
+    running_threads_ = threads;
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this] {
+        io_->run();
+        std::lock_guard lock(threads_mu_);
+        --running_threads_;
+        threads_done_.notify_all();
+      });
+    }
+    return Status::Ok();
+  }
+
+  uint16_t port() const override { return port_; }
+
+  // Ends every connection so that the io_context runs out of work; forces it after a grace
+  // period (a peer that does not read can hold a write for a while).
+  void Stop() override {
+    if (stopped_.exchange(true)) return;
+    net::post(acceptor_.get_executor(), [this] {
+      beast::error_code ec;
+      acceptor_.close(ec);
+    });
+    {
+      std::lock_guard lock(connections_mu_);
+      for (const auto& weak : connections_) {
+        auto connection = weak.lock();
+        if (!connection) continue;
+        net::post(connection->socket->get_executor(), [connection] {
+          beast::error_code ec;
+          connection->socket->close(ec);
+          if (auto box = connection->waiting.lock()) box->timer_.cancel();
+        });
+      }
+    }
+    {
+      std::unique_lock lock(threads_mu_);
+      threads_done_.wait_for(lock, std::chrono::seconds(3), [this] { return running_threads_ == 0; });
+    }
+    io_->stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  std::shared_ptr<net::io_context> io() const { return io_; }
+
+  void Register(const std::shared_ptr<Connection>& connection) {
+    std::lock_guard lock(connections_mu_);
+    std::erase_if(connections_, [](const auto& w) { return w.expired(); });
+    connections_.push_back(connection);
+  }
+
+  HttpHandler& handler() { return *handler_; }
+  const HttpServerOptions& options() const { return options_; }
+  bool stopping() const { return stopped_.load(); }
+
+ private:
+  awaitable<void> Accept() {
+    for (;;) {
+      beast::error_code ec;
+      auto strand = net::make_strand(io_->get_executor());
+      tcp::socket socket(strand);
+      co_await acceptor_.async_accept(socket, net::redirect_error(use_awaitable, ec));
+      if (ec) {
+        if (!acceptor_.is_open()) co_return;
+        continue;  // e.g. EMFILE: keep accepting
+      }
+      socket.set_option(tcp::no_delay(true), ec);
+      net::co_spawn(strand, Serve(std::move(socket), strand), net::detached);
+    }
+  }
+
+  awaitable<void> Serve(tcp::socket socket, Mailbox::Executor strand) {
+    auto connection = std::make_shared<Connection>();
+    if (options_.tls) {
+      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), ssl_);
+      connection->socket = &beast::get_lowest_layer(stream).socket();
+      Register(connection);
+      if (stopping()) co_return;
+      beast::error_code ec;
+      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(30));
+      co_await stream.async_handshake(net::ssl::stream_base::server,
+                                      net::redirect_error(use_awaitable, ec));
+      if (ec) co_return;
+      Session<decltype(stream)> session(stream, *this, strand, true, connection);
+      co_await session.Run();
+      if (stopping()) co_return;
+      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
+      co_await stream.async_shutdown(net::redirect_error(use_awaitable, ec));
+    } else {
+      beast::tcp_stream stream(std::move(socket));
+      connection->socket = &stream.socket();
+      Register(connection);
+      if (stopping()) co_return;
+      Session<beast::tcp_stream> session(stream, *this, strand, false, connection);
+      co_await session.Run();
+      beast::error_code ec;
+      stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    }
+  }
+
+  HttpServerOptions options_;
+  std::shared_ptr<HttpHandler> handler_;
+  std::shared_ptr<net::io_context> io_;
+  net::ssl::context ssl_;
+  tcp::acceptor acceptor_;
+  uint16_t port_ = 0;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+  std::mutex threads_mu_;
+  std::condition_variable threads_done_;
+  int running_threads_ = 0;
+  std::mutex connections_mu_;
+  std::vector<std::weak_ptr<Connection>> connections_;
+};
+
+template <typename Stream>
+awaitable<void> Session<Stream>::Run() {
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(64 * 1024);
+    parser.body_limit(server_.options().max_body_bytes);
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).expires_after(server_.options().idle_timeout);
+    co_await http::async_read(stream_, buffer, parser, net::redirect_error(use_awaitable, ec));
+    if (ec == http::error::body_limit) {
+      HttpResponse r = server_.handler().Reject(
+          Status(Reason::kRequestEntityTooLarge,
+                 "Request entity too large: limit is " +
+                     std::to_string(server_.options().max_body_bytes)));
+      co_await WriteAll(SerializeResponse(r, false));
+      co_return;
+    }
+    if (ec == http::error::end_of_stream || ec == net::error::eof ||
+        ec == net::ssl::error::stream_truncated || ec == beast::error::timeout) {
+      co_return;
+    }
+    if (ec) {
+      if (parser.got_some() && ec != net::error::connection_reset) {
+        HttpResponse r = server_.handler().Reject(Status::BadRequest("malformed HTTP request"));
+        co_await WriteAll(SerializeResponse(r, false));
+      }
+      co_return;
+    }
+    bool keep_alive = parser.get().keep_alive();
+    if (server_.stopping()) co_return;
+    auto box = std::make_shared<Mailbox>(strand_, server_.io());
+    connection_->waiting = box;
+    server_.handler().Handle(ToRequest(parser.release(), tls_), box);
+    // Wait for the handler's answer: it arrives through the mailbox, maybe from another thread.
+    for (;;) {
+      {
+        std::lock_guard lock(box->mu_);
+        if (box->answered_) break;
+      }
+      box->timer_.expires_at(std::chrono::steady_clock::time_point::max());
+      co_await box->timer_.async_wait(net::redirect_error(use_awaitable, ec));
+      if (server_.stopping()) co_return;
+    }
+    if (box->streaming_) {
+      co_await ServeStream(box);
+      co_return;  // a stream ends the connection
+    }
+    if (!co_await WriteAll(SerializeResponse(*box->reply_, keep_alive))) co_return;
+    if (!keep_alive) co_return;
+  }
+}
+
+template <typename Stream>
+awaitable<void> Session<Stream>::WatchForHangup(std::shared_ptr<Mailbox> box) {
+  // A streaming client sends nothing more; a completed read means it closed or misbehaved.
+  char byte;
+  beast::error_code ec;
+  co_await stream_.async_read_some(net::buffer(&byte, 1), net::redirect_error(use_awaitable, ec));
+  {
+    std::lock_guard lock(box->mu_);
+    box->client_gone_ = true;
+    box->hangup_watch_running_ = false;
+  }
+  box->timer_.cancel();
+}
+
+template <typename Stream>
+awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
+  std::string head = StatusLine(box->stream_status_);
+  head += "Content-Type: " + box->stream_content_type_ + "\r\n";
+  head += "Cache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n";
+  bool ok = co_await WriteAll(std::move(head));
+  if (ok) {
+    box->hangup_watch_running_ = true;
+    net::co_spawn(strand_, WatchForHangup(box), net::detached);
+  }
+  auto next_idle = std::chrono::steady_clock::now() + box->idle_interval_;
+  while (ok) {
+    std::string out;
+    bool finish = false;
+    {
+      std::lock_guard lock(box->mu_);
+      while (!box->chunks_.empty()) {
+        AppendChunk(out, box->chunks_.front());
+        box->chunks_.pop_front();
+      }
+      finish = box->client_gone_ || (box->stream_closing_ && out.empty());
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (!out.empty()) {
+      ok = co_await WriteAll(std::move(out));
+      next_idle = now + box->idle_interval_;
+      continue;
+    }
+    if (finish || now >= box->deadline_ || server_.stopping()) break;
+    if (box->idle_interval_.count() > 0 && now >= next_idle) {
+      next_idle = now + box->idle_interval_;
+      if (box->idle_) box->idle_();
+      continue;
+    }
+    auto wake = box->deadline_;
+    if (box->idle_interval_.count() > 0) wake = std::min(wake, next_idle);
+    beast::get_lowest_layer(stream_).expires_never();
+    box->timer_.expires_at(wake);
+    beast::error_code ec;
+    co_await box->timer_.async_wait(net::redirect_error(use_awaitable, ec));
+  }
+  bool gone;
+  {
+    std::lock_guard lock(box->mu_);
+    gone = box->client_gone_;
+  }
+  box->EndStream();
+  if (ok && !gone) ok = co_await WriteAll("0\r\n\r\n");
+  // WatchForHangup reads from stream_, which dies with this session: end it and wait for it.
+  beast::get_lowest_layer(stream_).cancel();
+  for (;;) {
+    {
+      std::lock_guard lock(box->mu_);
+      if (!box->hangup_watch_running_) break;
+    }
+    box->timer_.expires_at(std::chrono::steady_clock::time_point::max());
+    beast::error_code ec;
+    co_await box->timer_.async_wait(net::redirect_error(use_awaitable, ec));
+  }
+  co_return ok;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
+                                                     std::shared_ptr<HttpHandler> handler) {
+  auto server = std::make_unique<HttpServerImpl>(options, std::move(handler));
+  Status s = server->Init();
+  if (!s.ok()) return s;
+  return std::unique_ptr<HttpServer>(std::move(server));
+}
+
+}  // namespace tenure::server

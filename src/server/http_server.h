@@ -1,0 +1,100 @@
+// HttpServer: HTTP/1.1 (plain or TLS) front door. Knows nothing about Kubernetes.
+//
+// Each request is parsed (headers up to 64 KiB, body up to max_body_bytes: larger bodies get 413
+// and the connection is closed), then handed to the HttpHandler together with a Responder. The
+// handler may answer from any thread, at once or later (after a store write), exactly once:
+// either a whole HttpResponse or a stream (chunked transfer, used for watch). Connections are
+// keep-alive. Boost.Beast stays inside http_server.cc so including this header is cheap.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tenure/status.h"
+
+namespace tenure::server {
+
+struct HttpRequest {
+  std::string method;  // "GET"
+  std::string target;  // "/api/v1/namespaces/default/configmaps?limit=500"
+  std::string path;    // "/api/v1/namespaces/default/configmaps" (percent-decoded)
+  std::multimap<std::string, std::string> query;  // decoded query parameters
+  std::map<std::string, std::string> headers;     // lower-case names
+  std::string body;
+  bool tls = false;
+
+  std::string header(const std::string& lower_name) const;
+  // Last value of a query parameter, or "".
+  std::string param(const std::string& name) const;
+  bool has_param(const std::string& name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// The producing side of a streamed (chunked) response. Thread-safe.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  // Queues one chunk; false once the stream is closed (client went away or Close was called).
+  virtual bool Write(std::string chunk) = 0;
+  // Ends the response after the queued chunks are sent.
+  virtual void Close() = 0;
+  virtual bool closed() const = 0;
+  // `on_close` runs once when the stream ends for any reason (client gone, Close, shutdown).
+  virtual void OnClose(std::function<void()> on_close) = 0;
+};
+
+class Responder {
+ public:
+  virtual ~Responder() = default;
+  virtual void Reply(HttpResponse response) = 0;
+  // Starts a chunked response. `idle` runs every `idle_interval` while nothing is written (used
+  // for watch bookmarks); the stream ends by itself at `deadline`.
+  virtual std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
+                                                 std::chrono::steady_clock::time_point deadline,
+                                                 std::chrono::milliseconds idle_interval,
+                                                 std::function<void()> idle) = 0;
+};
+
+class HttpHandler {
+ public:
+  virtual ~HttpHandler() = default;
+  virtual void Handle(HttpRequest request, std::shared_ptr<Responder> responder) = 0;
+  // The reply for a request that could not be parsed or was too large.
+  virtual HttpResponse Reject(const Status& status) = 0;
+};
+
+struct HttpServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port
+  bool tls = true;
+  std::string cert_file;  // PEM certificate chain (tls)
+  std::string key_file;   // PEM private key (tls)
+  size_t max_body_bytes = 3 * 1024 * 1024;
+  int threads = 0;  // 0: one per core
+  std::chrono::seconds idle_timeout{300};
+};
+
+class HttpServer {
+ public:
+  // Binds and starts serving on background threads.
+  static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options,
+                                                   std::shared_ptr<HttpHandler> handler);
+  virtual ~HttpServer() = default;
+  virtual uint16_t port() const = 0;
+  // Stops accepting, ends open streams and connections, joins the threads.
+  virtual void Stop() = 0;
+};
+
+}  // namespace tenure::server

@@ -1,0 +1,37 @@
+#include "server/object_text.h"
+
+namespace tenure::server {
+
+std::string WithResourceVersion(std::string_view stored, int64_t revision) {
+  static constexpr std::string_view kMetadata = "\"metadata\":{";
+  std::string rv = "\"resourceVersion\":\"" + std::to_string(revision) + "\"";
+  std::string out;
+  out.reserve(stored.size() + rv.size() + 1);
+  size_t at = stored.find(kMetadata);
+  if (at == std::string_view::npos) {
+    out.assign(stored);
+    return out;
+  }
+  size_t insert = at + kMetadata.size();
+  out.append(stored.substr(0, insert));
+  out += rv;
+  if (insert < stored.size() && stored[insert] != '}') out += ',';
+  out.append(stored.substr(insert));
+  return out;
+}
+
+std::string ObjectText(const api::KindInfo& kind, std::string_view version,
+                       std::string_view stored, int64_t revision) {
+  std::string out = WithResourceVersion(stored, revision);
+  static constexpr std::string_view kApiVersion = "{\"apiVersion\":\"";
+  if (out.compare(0, kApiVersion.size(), kApiVersion) != 0) return out;
+  size_t start = kApiVersion.size();
+  size_t end = out.find('"', start);
+  std::string wanted = kind.api_version(version);
+  if (end != std::string::npos && out.compare(start, end - start, wanted) != 0) {
+    out.replace(start, end - start, wanted);
+  }
+  return out;
+}
+
+}  // namespace tenure::server

@@ -1,0 +1,21 @@
+// Stored object text -> the text sent to a client, without re-parsing on the hot path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "api/kinds.h"
+
+namespace tenure::server {
+
+// Adds "resourceVersion":"<revision>" to the top-level metadata of canonical object JSON (keys
+// sorted, as the canonicalizer writes them, so the first "metadata":{ is the top-level one).
+std::string WithResourceVersion(std::string_view stored, int64_t revision);
+
+// The object as served at `version` of its kind: resourceVersion added, apiVersion rewritten
+// when the object was stored through another version (LeaseCandidate v1alpha2 / v1beta1).
+std::string ObjectText(const api::KindInfo& kind, std::string_view version,
+                       std::string_view stored, int64_t revision);
+
+}  // namespace tenure::server

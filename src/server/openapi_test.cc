@@ -1,0 +1,225 @@
+#include "server/openapi.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace tenure::server {
+namespace {
+
+using nlohmann::json;
+
+std::vector<ServedVersion> Served() { return AllServedVersions(); }
+
+std::string SchemaPrefix(std::string_view group, std::string_view version) {
+  std::string name = group.empty() ? "core" : std::string(group.substr(0, group.find('.')));
+  return "io.k8s.api." + name + "." + std::string(version) + ".";
+}
+
+// Every "$ref" in `value`.
+void CollectRefs(const json& value, std::set<std::string>& refs) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      if (key == "$ref" && child.is_string()) refs.insert(child.get<std::string>());
+      CollectRefs(child, refs);
+    }
+  } else if (value.is_array()) {
+    for (const auto& child : value) CollectRefs(child, refs);
+  }
+}
+
+bool HasGvk(const json& schema, std::string_view group, std::string_view version,
+            std::string_view kind) {
+  if (!schema.contains("x-kubernetes-group-version-kind")) return false;
+  for (const json& gvk : schema["x-kubernetes-group-version-kind"]) {
+    if (gvk["group"] == group && gvk["version"] == version && gvk["kind"] == kind) return true;
+  }
+  return false;
+}
+
+TEST(OpenApiTest, IndexListsEveryGroupVersionWithStableHash) {
+  json index = OpenApiV3Index(Served());
+  ASSERT_TRUE(index["paths"].contains("api/v1"));
+  ASSERT_TRUE(index["paths"].contains("apis/coordination.k8s.io/v1"));
+  ASSERT_TRUE(index["paths"].contains("apis/coordination.k8s.io/v1beta1"));
+  ASSERT_TRUE(index["paths"].contains("apis/coordination.k8s.io/v1alpha2"));
+  EXPECT_EQ(index, OpenApiV3Index(Served()));
+
+  auto doc = OpenApiV3Document(Served(), "coordination.k8s.io", "v1");
+  ASSERT_TRUE(doc.has_value());
+  std::string hash = OpenApiHash(*doc);
+  EXPECT_EQ(hash.size(), 128u);
+  EXPECT_EQ(hash.find_first_not_of("0123456789ABCDEF"), std::string::npos);
+  EXPECT_EQ(index["paths"]["apis/coordination.k8s.io/v1"]["serverRelativeURL"],
+            "/openapi/v3/apis/coordination.k8s.io/v1?hash=" + hash);
+  EXPECT_EQ(OpenApiHash(*OpenApiV3Document(Served(), "coordination.k8s.io", "v1")), hash);
+  EXPECT_NE(OpenApiHash(*OpenApiV3Document(Served(), "", "v1")), hash);
+
+  EXPECT_FALSE(OpenApiV3Document(Served(), "coordination.k8s.io", "v9").has_value());
+  EXPECT_FALSE(OpenApiV3Document(Served(), "apps", "v1").has_value());
+}
+
+TEST(OpenApiTest, PrecomputedDocumentsMatch) {
+  OpenApiV3Documents documents(Served());
+  EXPECT_EQ(json::parse(documents.index_body()), OpenApiV3Index(Served()));
+  const auto* lease = documents.Find("apis/coordination.k8s.io/v1");
+  ASSERT_NE(lease, nullptr);
+  EXPECT_EQ(json::parse(lease->body), *OpenApiV3Document(Served(), "coordination.k8s.io", "v1"));
+  EXPECT_EQ(lease->hash, OpenApiHash(json::parse(lease->body)));
+  EXPECT_NE(documents.Find("/api/v1"), nullptr);
+  EXPECT_EQ(documents.Find("apis/apps/v1"), nullptr);
+}
+
+TEST(OpenApiTest, EveryKindHasSchemasAndResolvableRefs) {
+  for (const ServedVersion& served : Served()) {
+    const api::KindInfo& kind = *served.kind;
+    SCOPED_TRACE(std::string(kind.kind) + " " + std::string(served.version));
+    auto doc = OpenApiV3Document(Served(), kind.group, served.version);
+    ASSERT_TRUE(doc.has_value());
+    EXPECT_EQ((*doc)["openapi"], "3.0.0");
+    const json& schemas = (*doc)["components"]["schemas"];
+    std::string prefix = SchemaPrefix(kind.group, served.version);
+    std::string object_name = prefix + std::string(kind.kind);
+    ASSERT_TRUE(schemas.contains(object_name));
+    ASSERT_TRUE(schemas.contains(prefix + std::string(kind.list_kind)));
+    const json& object = schemas[object_name];
+    EXPECT_TRUE(HasGvk(object, kind.group, served.version, kind.kind));
+    EXPECT_TRUE(HasGvk(schemas[prefix + std::string(kind.list_kind)], kind.group, served.version,
+                       kind.list_kind));
+    EXPECT_FALSE(object["description"].get<std::string>().empty());
+    for (const char* field : {"apiVersion", "kind", "metadata"}) {
+      EXPECT_TRUE(object["properties"].contains(field)) << field;
+    }
+    // No generic fallback for tenure's own kinds.
+    EXPECT_FALSE(object.contains("x-kubernetes-preserve-unknown-fields"));
+
+    std::set<std::string> refs;
+    CollectRefs(*doc, refs);
+    EXPECT_FALSE(refs.empty());
+    for (const std::string& ref : refs) {
+      ASSERT_EQ(ref.rfind("#/components/schemas/", 0), 0u) << ref;
+      EXPECT_TRUE(schemas.contains(ref.substr(std::string("#/components/schemas/").size())))
+          << ref;
+    }
+    // Every schema property has a description or a type (what kubectl explain prints).
+    for (const auto& [name, schema] : schemas.items()) {
+      EXPECT_TRUE(schema.contains("description")) << name;
+      if (!schema.contains("properties")) continue;
+      for (const auto& [field, property] : schema["properties"].items()) {
+        EXPECT_TRUE(property.contains("type") || property.contains("allOf"))
+            << name << "." << field;
+      }
+    }
+  }
+}
+
+TEST(OpenApiTest, EveryKindHasPatchWithFieldValidation) {
+  for (const ServedVersion& served : Served()) {
+    const api::KindInfo& kind = *served.kind;
+    SCOPED_TRACE(std::string(kind.kind) + " " + std::string(served.version));
+    auto doc = OpenApiV3Document(Served(), kind.group, served.version);
+    ASSERT_TRUE(doc.has_value());
+    bool found_patch = false;
+    std::set<std::string> actions;
+    for (const auto& [path, item] : (*doc)["paths"].items()) {
+      for (const auto& [method, op] : item.items()) {
+        if (method == "parameters" || !op.contains("x-kubernetes-group-version-kind")) continue;
+        const json& gvk = op["x-kubernetes-group-version-kind"];
+        if (gvk["kind"] != kind.kind || gvk["group"] != kind.group) continue;
+        actions.insert(op["x-kubernetes-action"].get<std::string>());
+        if (method != "patch") continue;
+        bool field_validation = false;
+        for (const json& param : op["parameters"]) {
+          if (param["name"] == "fieldValidation" && param["in"] == "query") field_validation = true;
+        }
+        EXPECT_TRUE(field_validation);
+        const json& content = op["requestBody"]["content"];
+        for (const char* type :
+             {"application/apply-patch+yaml", "application/json-patch+json",
+              "application/merge-patch+json", "application/strategic-merge-patch+json"}) {
+          EXPECT_TRUE(content.contains(type)) << type;
+        }
+        found_patch = true;
+      }
+    }
+    EXPECT_TRUE(found_patch);
+    for (const char* action : {"get", "list", "post", "put", "patch", "delete"}) {
+      EXPECT_TRUE(actions.count(action)) << action;
+    }
+  }
+}
+
+TEST(OpenApiTest, ItemPathsFollowScope) {
+  auto core = OpenApiV3Document(Served(), "", "v1");
+  ASSERT_TRUE(core.has_value());
+  const json& paths = (*core)["paths"];
+  EXPECT_TRUE(paths.contains("/api/v1/namespaces/{namespace}/configmaps/{name}"));
+  EXPECT_TRUE(paths.contains("/api/v1/namespaces/{namespace}/configmaps"));
+  EXPECT_TRUE(paths.contains("/api/v1/configmaps"));
+  EXPECT_TRUE(paths.contains("/api/v1/namespaces/{name}"));
+  EXPECT_TRUE(paths.contains("/api/v1/namespaces"));
+  EXPECT_EQ(paths["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"]["operationId"],
+            "patchCoreV1NamespacedConfigMap");
+  EXPECT_EQ(paths["/api/v1/namespaces/{name}"]["patch"]["operationId"], "patchCoreV1Namespace");
+
+  auto leases = OpenApiV3Document(Served(), "coordination.k8s.io", "v1");
+  EXPECT_EQ((*leases)["paths"]["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"]
+                      ["patch"]["operationId"],
+            "patchCoordinationV1NamespacedLease");
+}
+
+TEST(OpenApiTest, ExplainAndStrategicMergeMetadata) {
+  auto doc = OpenApiV3Document(Served(), "coordination.k8s.io", "v1");
+  const json& schemas = (*doc)["components"]["schemas"];
+  const json& spec = schemas["io.k8s.api.coordination.v1.LeaseSpec"];
+  EXPECT_EQ(spec["properties"]["holderIdentity"]["type"], "string");
+  EXPECT_EQ(spec["properties"]["holderIdentity"]["description"].get<std::string>().rfind(
+                "holderIdentity contains the identity of the holder of a current lease.", 0),
+            0u);
+  EXPECT_EQ(spec["properties"]["leaseDurationSeconds"]["format"], "int32");
+  EXPECT_EQ(spec["properties"]["renewTime"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime");
+  for (const char* field : {"acquireTime", "holderIdentity", "leaseDurationSeconds",
+                            "leaseTransitions", "preferredHolder", "renewTime", "strategy"}) {
+    EXPECT_TRUE(spec["properties"].contains(field)) << field;
+  }
+  EXPECT_EQ(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"]["format"], "date-time");
+  EXPECT_EQ(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.Time"]["format"], "date-time");
+
+  const json& meta = schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"];
+  EXPECT_EQ(meta["ownerReferences"]["x-kubernetes-patch-merge-key"], "uid");
+  EXPECT_EQ(meta["ownerReferences"]["x-kubernetes-patch-strategy"], "merge");
+  EXPECT_EQ(meta["finalizers"]["x-kubernetes-patch-strategy"], "merge");
+  EXPECT_EQ(meta["labels"]["additionalProperties"]["type"], "string");
+
+  auto core = OpenApiV3Document(Served(), "", "v1");
+  const json& core_schemas = (*core)["components"]["schemas"];
+  EXPECT_EQ(core_schemas["io.k8s.api.core.v1.NamespaceStatus"]["properties"]["conditions"]
+                        ["x-kubernetes-patch-merge-key"],
+            "type");
+  EXPECT_EQ(core_schemas["io.k8s.api.core.v1.Event"]["properties"]["involvedObject"]["allOf"][0]
+                        ["$ref"],
+            "#/components/schemas/io.k8s.api.core.v1.ObjectReference");
+
+  auto candidates = OpenApiV3Document(Served(), "coordination.k8s.io", "v1beta1");
+  const json& candidate_spec =
+      (*candidates)["components"]["schemas"]["io.k8s.api.coordination.v1beta1.LeaseCandidateSpec"];
+  EXPECT_EQ(candidate_spec["required"],
+            json::array({"leaseName", "binaryVersion", "strategy"}));
+}
+
+TEST(OpenApiTest, V2Fallback) {
+  OpenApiV2Reply protobuf =
+      OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+  EXPECT_EQ(protobuf.status, 200);
+  EXPECT_EQ(protobuf.content_type, "application/octet-stream");
+  EXPECT_TRUE(protobuf.body.empty());
+  OpenApiV2Reply as_json = OpenApiV2("application/json");
+  EXPECT_EQ(as_json.content_type, "application/json");
+  EXPECT_EQ(json::parse(as_json.body)["swagger"], "2.0");
+}
+
+}  // namespace
+}  // namespace tenure::server

@@ -1,0 +1,87 @@
+#include "server/request_info.h"
+
+#include <string_view>
+#include <vector>
+
+namespace tenure::server {
+
+namespace {
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) parts.emplace_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+bool IsTrue(const std::string& v) { return v == "true" || v == "1"; }
+}  // namespace
+
+RequestInfo ParseRequestInfo(const HttpRequest& request) {
+  RequestInfo info;
+  std::vector<std::string> parts = SplitPath(request.path);
+  if (parts.empty() || (parts[0] != "api" && parts[0] != "apis")) return info;
+  info.api_prefix = parts[0];
+  size_t i = 1;
+  if (info.api_prefix == "apis") {
+    if (parts.size() < 3) return info;  // /apis, /apis/group: discovery
+    info.group = parts[1];
+    info.version = parts[2];
+    i = 3;
+  } else {
+    if (parts.size() < 2) return info;  // /api
+    info.version = parts[1];
+    i = 2;
+  }
+  if (i >= parts.size()) return info;  // /api/v1: discovery
+  info.is_resource_request = true;
+
+  bool legacy_watch = false;
+  if (parts[i] == "watch") {
+    legacy_watch = true;
+    ++i;
+  }
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(i), parts.end());
+  if (!rest.empty() && rest[0] == "namespaces") {
+    if (rest.size() >= 3) {
+      info.namespace_ = rest[1];
+      rest.erase(rest.begin(), rest.begin() + 2);
+    } else if (rest.size() == 2) {
+      // /api/v1/namespaces/NAME is the namespace object itself.
+      info.name = rest[1];
+      rest.resize(1);
+    }
+  }
+  if (!rest.empty()) info.resource = rest[0];
+  if (rest.size() >= 2) info.name = rest[1];
+  if (rest.size() >= 3) info.subresource = rest[2];
+  if (rest.size() > 3) info.is_resource_request = false;  // unknown deeper path
+
+  const std::string& m = request.method;
+  if (legacy_watch) {
+    info.verb = "watch";
+  } else if (m == "GET" || m == "HEAD") {
+    if (IsTrue(request.param("watch"))) {
+      info.verb = "watch";
+    } else {
+      info.verb = info.name.empty() ? "list" : "get";
+    }
+  } else if (m == "POST") {
+    info.verb = "create";
+  } else if (m == "PUT") {
+    info.verb = "update";
+  } else if (m == "PATCH") {
+    info.verb = "patch";
+  } else if (m == "DELETE") {
+    info.verb = info.name.empty() ? "deletecollection" : "delete";
+  } else {
+    info.verb = "";
+  }
+  return info;
+}
+
+}  // namespace tenure::server

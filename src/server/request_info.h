@@ -1,0 +1,26 @@
+// RequestInfo: what a Kubernetes API path asks for, as kube-apiserver's RequestInfoFactory
+// reads it ("/apis/coordination.k8s.io/v1/namespaces/ns/leases/x" -> get lease x in ns).
+#pragma once
+
+#include <string>
+
+#include "server/http_server.h"
+
+namespace tenure::server {
+
+struct RequestInfo {
+  bool is_resource_request = false;  // false for /api, /apis, /version, /openapi, /healthz...
+  std::string verb;  // get list watch create update patch delete deletecollection
+  std::string api_prefix;  // "api" or "apis"
+  std::string group;       // "" for core
+  std::string version;
+  std::string namespace_;  // "" when cluster-wide
+  std::string resource;    // "leases"
+  std::string name;
+  std::string subresource;
+};
+
+// Parses method + path + query; is_resource_request is false for non-resource paths.
+RequestInfo ParseRequestInfo(const HttpRequest& request);
+
+}  // namespace tenure::server

@@ -1,0 +1,151 @@
+#include "server/server.h"
+
+#include <filesystem>
+
+#include "server/api_server.h"
+#include "server/http_server.h"
+#include "server/resource_api.h"
+#include "store/sqlite_store.h"
+
+namespace tenure::server {
+
+namespace {
+
+// Parses "k=v,k2=v2" with boolean values.
+Result<std::map<std::string, bool>> ParseBoolMap(const std::string& text, const char* flag) {
+  std::map<std::string, bool> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    std::string value = eq == std::string::npos ? "true" : item.substr(eq + 1);
+    if (value != "true" && value != "false") {
+      return Status::BadRequest(std::string("invalid value in ") + flag + ": " + item +
+                                " (expected true or false)");
+    }
+    out[key] = value == "true";
+  }
+  return out;
+}
+
+std::vector<ServedVersion> ServedVersions(const ServerOptions& options) {
+  std::vector<ServedVersion> served;
+  for (const ServedVersion& sv : AllServedVersions()) {
+    if (sv.kind->resource == "leasecandidates") {
+      if (!options.coordinated_leader_election) continue;
+      std::string gv = std::string(sv.kind->group) + "/" + std::string(sv.version);
+      auto it = options.runtime_config.find(gv);
+      if (it != options.runtime_config.end() && !it->second) continue;
+    }
+    served.push_back(sv);
+  }
+  return served;
+}
+
+constexpr const char* kBuiltinNamespaces[] = {"default", "kube-system", "kube-public",
+                                              "kube-node-lease"};
+
+class ServerImpl final : public Server {
+ public:
+  ~ServerImpl() override { Stop(); }
+
+  Status Init(const ServerOptions& options) {
+    auto credentials = EnsureCredentials(options.data_dir);
+    if (!credentials.ok()) return credentials.status();
+    credentials_ = std::move(*credentials);
+    store::SqliteStoreOptions store_options;
+    store_options.path = options.data_dir + "/tenure.db";
+    store_options.watch_history_capacity = options.watch_history;
+    auto store = store::SqliteStore::Open(store_options);
+    if (!store.ok()) return store.status();
+    store_ = std::move(*store);
+    auto resources = std::make_shared<ResourceApi>(store_, Clock::Real());
+    const api::KindInfo* ns = api::FindByResource("", "namespaces");
+    for (const char* name : kBuiltinNamespaces) {
+      Status s = resources->EnsureExists(
+          *ns, std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
+                   name + "\"}}");
+      if (!s.ok()) return s;
+    }
+    HttpServerOptions http;
+    http.address = options.address;
+    http.port = options.port;
+    http.tls = options.tls;
+    http.cert_file = credentials_.server_cert_file;
+    http.key_file = credentials_.server_key_file;
+    http.threads = options.threads;
+    ApiServerOptions api_options;
+    api_options.token = credentials_.token;
+    api_options.served = ServedVersions(options);
+    api_options.server_address = options.address + ":" + std::to_string(options.port);
+    auto handler = std::make_shared<ApiServer>(api_options, resources);
+    auto server = HttpServer::Start(http, handler);
+    if (!server.ok()) return server.status();
+    http_ = std::move(*server);
+    std::string host = options.address.find(':') != std::string::npos
+                           ? "[" + options.address + "]"
+                           : options.address;
+    url_ = std::string(options.tls ? "https://" : "http://") + host + ":" +
+           std::to_string(http_->port());
+    return WriteKubeconfig(credentials_, url_);
+  }
+
+  uint16_t port() const override { return http_ ? http_->port() : 0; }
+  std::string url() const override { return url_; }
+  const Credentials& credentials() const override { return credentials_; }
+
+  void Stop() override {
+    // HTTP first (no new requests), then the store drains its writes and callbacks.
+    if (http_) http_->Stop();
+    store_.reset();
+    http_.reset();
+  }
+
+ private:
+  Credentials credentials_;
+  std::shared_ptr<store::SqliteStore> store_;
+  std::unique_ptr<HttpServer> http_;
+  std::string url_;
+};
+
+}  // namespace
+
+Status ApplyFeatureGates(const std::string& text, ServerOptions& options) {
+  auto gates = ParseBoolMap(text, "--feature-gates");
+  if (!gates.ok()) return gates.status();
+  for (const auto& [name, enabled] : *gates) {
+    if (name == "CoordinatedLeaderElection") {
+      options.coordinated_leader_election = enabled;
+    } else {
+      return Status::BadRequest("unrecognized feature gate: " + name);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ApplyRuntimeConfig(const std::string& text, ServerOptions& options) {
+  auto config = ParseBoolMap(text, "--runtime-config");
+  if (!config.ok()) return config.status();
+  for (const auto& [gv, enabled] : *config) {
+    if (gv != "coordination.k8s.io/v1beta1" && gv != "coordination.k8s.io/v1alpha2" &&
+        gv != "coordination.k8s.io/v1" && gv != "api/all") {
+      return Status::BadRequest("unknown api group/version in --runtime-config: " + gv);
+    }
+    options.runtime_config[gv] = enabled;
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
+  auto server = std::make_unique<ServerImpl>();
+  Status s = server->Init(options);
+  if (!s.ok()) return s;
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace tenure::server

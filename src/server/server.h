@@ -1,0 +1,43 @@
+// Server: `tenure serve` as a library object. Opens the store in the data folder, ensures the
+// credentials and the built-in namespaces, and serves the Kubernetes API until Stop().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "server/credentials.h"
+#include "tenure/status.h"
+
+namespace tenure::server {
+
+struct ServerOptions {
+  std::string data_dir;
+  std::string address = "127.0.0.1";
+  uint16_t port = 6443;  // 0: any free port
+  bool tls = true;       // plain HTTP is for loopback tests only
+  size_t watch_history = 100000;
+  int threads = 0;  // 0: one per core
+  // Kubernetes' switches: the LeaseCandidate API is served at a version only when the gate is
+  // on and the version is enabled. tenure defaults both on (it is a coordination server).
+  bool coordinated_leader_election = true;
+  std::map<std::string, bool> runtime_config;  // "coordination.k8s.io/v1beta1" -> enabled
+};
+
+// Parses "--feature-gates" ("CoordinatedLeaderElection=true,...") and "--runtime-config"
+// ("coordination.k8s.io/v1beta1=true,...") values into options.
+Status ApplyFeatureGates(const std::string& text, ServerOptions& options);
+Status ApplyRuntimeConfig(const std::string& text, ServerOptions& options);
+
+class Server {
+ public:
+  static Result<std::unique_ptr<Server>> Start(const ServerOptions& options);
+  virtual ~Server() = default;
+  virtual uint16_t port() const = 0;
+  virtual std::string url() const = 0;  // "https://127.0.0.1:6443"
+  virtual const Credentials& credentials() const = 0;
+  virtual void Stop() = 0;
+};
+
+}  // namespace tenure::server

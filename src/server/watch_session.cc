@@ -1,0 +1,140 @@
+#include "server/watch_session.h"
+
+#include <atomic>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "api/status_object.h"
+#include "server/object_text.h"
+
+namespace tenure::server {
+
+using nlohmann::json;
+
+namespace {
+
+const char* EventTypeName(store::Event::Type type) {
+  switch (type) {
+    case store::Event::Type::kCreated: return "ADDED";
+    case store::Event::Type::kUpdated: return "MODIFIED";
+    case store::Event::Type::kDeleted: return "DELETED";
+  }
+  return "MODIFIED";
+}
+
+class WatchSession : public std::enable_shared_from_this<WatchSession> {
+ public:
+  WatchSession(std::shared_ptr<Clock> clock, WatchOptions options)
+      : clock_(std::move(clock)), options_(std::move(options)) {}
+
+  void Attach(std::shared_ptr<ResponseStream> stream) { stream_ = std::move(stream); }
+
+  // Sends one event line; false when the client has gone.
+  bool Send(const char* type, const std::string& stored, int64_t revision) {
+    std::string line = "{\"type\":\"";
+    line += type;
+    line += "\",\"object\":";
+    line += RenderObject(options_.format, *options_.kind, options_.version, stored, revision,
+                         *clock_);
+    line += "}\n";
+    return stream_->Write(std::move(line));
+  }
+
+  void OnEvents(const std::vector<store::Event>& events) {
+    for (const auto& e : events) {
+      last_revision_.store(e.kv.mod_revision);
+      if (!options_.filter.Matches(*options_.kind, e.kv.value)) continue;
+      if (!Send(EventTypeName(e.type), e.kv.value, e.kv.mod_revision)) return;
+    }
+  }
+
+  void SendBookmark() {
+    json object = {{"kind", std::string(options_.kind->kind)},
+                   {"apiVersion", options_.kind->api_version(options_.version)},
+                   {"metadata", {{"resourceVersion", std::to_string(last_revision_.load())}}}};
+    stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n");
+  }
+
+  void SendExpired(const Status& status) {
+    Status expired(Reason::kGone, status.message());
+    stream_->Write(json{{"type", "ERROR"}, {"object", api::StatusToJson(expired)}}.dump() + "\n");
+    stream_->Close();
+  }
+
+  // Keeps the store watch alive while the stream is open; drops it when the stream ends.
+  void Keep(std::unique_ptr<store::WatchHandle> handle) {
+    std::lock_guard lock(mu_);
+    if (ended_) return;  // destroyed on return, outside any store lock
+    handle_ = std::move(handle);
+  }
+  void End() {
+    std::unique_ptr<store::WatchHandle> handle;
+    {
+      std::lock_guard lock(mu_);
+      ended_ = true;
+      handle = std::move(handle_);
+    }
+  }
+
+  void set_last_revision(int64_t revision) { last_revision_.store(revision); }
+
+ private:
+  std::shared_ptr<Clock> clock_;
+  WatchOptions options_;
+  std::shared_ptr<ResponseStream> stream_;
+  std::atomic<int64_t> last_revision_{0};
+  std::mutex mu_;
+  bool ended_ = false;
+  std::unique_ptr<store::WatchHandle> handle_;
+};
+
+std::chrono::seconds DefaultTimeout() {
+  thread_local std::mt19937 rng(std::random_device{}());
+  return std::chrono::seconds(1800 + rng() % 1800);
+}
+
+}  // namespace
+
+void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock,
+                WatchOptions options, std::shared_ptr<Responder> responder) {
+  auto timeout = options.timeout.value_or(DefaultTimeout());
+  bool bookmarks = options.bookmarks;
+  auto interval = bookmarks ? options.bookmark_interval : std::chrono::milliseconds(0);
+  std::string prefix = options.prefix;
+  bool initial = options.send_initial_state;
+  int64_t from = options.from_revision;
+  auto session = std::make_shared<WatchSession>(clock, options);
+  std::weak_ptr<WatchSession> weak = session;
+  auto stream = responder->Stream(
+      200, "application/json", std::chrono::steady_clock::now() + timeout, interval,
+      [weak] {
+        if (auto s = weak.lock()) s->SendBookmark();
+      });
+  session->Attach(stream);
+  stream->OnClose([session] { session->End(); });
+
+  if (initial) {
+    auto listed = store->List(prefix);
+    if (!listed.ok()) {
+      session->SendExpired(listed.status());
+      return;
+    }
+    for (const auto& kv : listed->items) {
+      if (!options.filter.Matches(*options.kind, kv.value)) continue;
+      if (!session->Send("ADDED", kv.value, kv.mod_revision)) return;
+    }
+    from = listed->revision;
+  }
+  session->set_last_revision(from);
+  auto handle = store->Watch(prefix, from, [weak](const std::vector<store::Event>& events) {
+    if (auto s = weak.lock()) s->OnEvents(events);
+  });
+  if (!handle.ok()) {
+    session->SendExpired(handle.status());
+    return;
+  }
+  session->Keep(std::move(*handle));
+}
+
+}  // namespace tenure::server

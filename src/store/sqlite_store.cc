@@ -1,0 +1,451 @@
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+namespace tenure::store {
+namespace {
+
+Status SqliteError(sqlite3* db, int rc, std::string_view what) {
+  std::string message(what);
+  message += ": ";
+  message += db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  message += " (sqlite code " + std::to_string(rc) + ")";
+  return Status::Internal(std::move(message));
+}
+
+// An owned prepared statement.
+class Statement {
+ public:
+  Statement() = default;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() {
+    if (stmt_ != nullptr) sqlite3_finalize(stmt_);
+  }
+
+  Status Prepare(sqlite3* db, const char* sql) {
+    db_ = db;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(db, rc, std::string("prepare ") + sql);
+    return Status::Ok();
+  }
+
+  sqlite3_stmt* get() const { return stmt_; }
+
+  Status BindText(int index, std::string_view text) {
+    return Check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
+                                   SQLITE_STATIC),
+                 "bind");
+  }
+  Status BindBlob(int index, std::string_view blob) {
+    // data() of a std::string is never null, so an empty value binds as an empty blob, not NULL.
+    return Check(sqlite3_bind_blob(stmt_, index, blob.data(), static_cast<int>(blob.size()),
+                                   SQLITE_STATIC),
+                 "bind");
+  }
+  Status BindInt(int index, int64_t value) {
+    return Check(sqlite3_bind_int64(stmt_, index, value), "bind");
+  }
+
+  // Runs a statement that returns no rows, then resets it.
+  Status Run() {
+    int rc = sqlite3_step(stmt_);
+    Status status = rc == SQLITE_DONE ? Status::Ok() : SqliteError(db_, rc, sqlite3_sql(stmt_));
+    Reset();
+    return status;
+  }
+
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+ private:
+  Status Check(int rc, std::string_view what) {
+    return rc == SQLITE_OK ? Status::Ok() : SqliteError(db_, rc, what);
+  }
+
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string message = std::string(sql) + ": " + (error != nullptr ? error : sqlite3_errstr(rc));
+  sqlite3_free(error);
+  return Status::Internal(message);
+}
+
+// Runs a pragma that answers with one text row and returns that row.
+Result<std::string> QueryText(sqlite3* db, const char* sql) {
+  Statement stmt;
+  if (Status s = stmt.Prepare(db, sql); !s.ok()) return s;
+  int rc = sqlite3_step(stmt.get());
+  if (rc != SQLITE_ROW) return SqliteError(db, rc, sql);
+  const unsigned char* text = sqlite3_column_text(stmt.get(), 0);
+  std::string value = text != nullptr ? reinterpret_cast<const char*>(text) : "";
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db, rc, sql);
+  return value;
+}
+
+std::string ColumnString(sqlite3_stmt* stmt, int column) {
+  const void* data = sqlite3_column_blob(stmt, column);
+  int size = sqlite3_column_bytes(stmt, column);
+  if (data == nullptr || size <= 0) return std::string();
+  return std::string(static_cast<const char*>(data), static_cast<size_t>(size));
+}
+
+}  // namespace
+
+struct SqliteStore::Statements {
+  Statement begin;
+  Statement commit;
+  Statement rollback;
+  Statement put;
+  Statement remove;
+  Statement set_revision;
+  Statement get_revision;
+
+  Status Prepare(sqlite3* db) {
+    for (auto [stmt, sql] : {
+             std::pair{&begin, "BEGIN IMMEDIATE"},
+             std::pair{&commit, "COMMIT"},
+             std::pair{&rollback, "ROLLBACK"},
+             std::pair{&put,
+                       "INSERT OR REPLACE INTO kv(key, value, create_revision, mod_revision) "
+                       "VALUES(?1, ?2, ?3, ?4)"},
+             std::pair{&remove, "DELETE FROM kv WHERE key = ?1"},
+             std::pair{&set_revision, "UPDATE meta SET value = ?1 WHERE name = 'revision'"},
+             std::pair{&get_revision, "SELECT value FROM meta WHERE name = 'revision'"},
+         }) {
+      if (Status s = stmt->Prepare(db, sql); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+};
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions& options) {
+  if (options.path.empty()) return Status::BadRequest("sqlite store: empty database path");
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(options.path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    Status status = SqliteError(db, rc, "open " + options.path);
+    sqlite3_close(db);
+    return status;
+  }
+  // From here the store owns `db` and closes it on every path.
+  std::unique_ptr<SqliteStore> store(new SqliteStore(options, db));
+  sqlite3_extended_result_codes(db, 1);
+
+  // Exclusive locking: the lock is taken by the first access below and kept until close, so a
+  // second process fails here instead of writing behind this one's in-memory cache.
+  if (Status s = Exec(db, "PRAGMA locking_mode=EXCLUSIVE"); !s.ok()) return s;
+  Result<std::string> mode = QueryText(db, "PRAGMA journal_mode=WAL");
+  if (!mode.ok()) return mode.status();
+  if (*mode != "wal" && !(*mode == "memory" && options.path == ":memory:")) {
+    return Status::Internal("sqlite store: cannot enable WAL journal mode (got " + *mode + ")");
+  }
+  for (const char* sql : {
+           "PRAGMA synchronous=FULL",
+           "CREATE TABLE IF NOT EXISTS kv(key TEXT PRIMARY KEY, value BLOB NOT NULL, "
+           "create_revision INTEGER NOT NULL, mod_revision INTEGER NOT NULL) WITHOUT ROWID",
+           "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+           "INSERT OR IGNORE INTO meta(name, value) VALUES('revision', 0)",
+       }) {
+    if (Status s = Exec(db, sql); !s.ok()) return s;
+  }
+  Result<std::string> sync = QueryText(db, "PRAGMA synchronous");
+  if (!sync.ok()) return sync.status();
+  if (*sync != "2") return Status::Internal("sqlite store: synchronous=FULL not in effect");
+
+  if (Status s = store->statements_->Prepare(db); !s.ok()) return s;
+  if (Status s = store->Load(); !s.ok()) return s;
+  store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_);
+  store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
+  return store;
+}
+
+SqliteStore::SqliteStore(const SqliteStoreOptions& options, sqlite3* db)
+    : options_(options), db_(db), statements_(std::make_unique<Statements>()) {}
+
+SqliteStore::~SqliteStore() {
+  {
+    std::lock_guard lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (writer_.joinable()) writer_.join();
+  // Event callbacks may still call into the store while the dispatcher stops; hub_ stays valid.
+  if (hub_) hub_->Shutdown();
+  statements_.reset();
+  if (db_ != nullptr) sqlite3_close(db_);
+}
+
+Status SqliteStore::Load() {
+  Statement select;
+  if (Status s = select.Prepare(
+          db_, "SELECT key, value, create_revision, mod_revision FROM kv ORDER BY key");
+      !s.ok()) {
+    return s;
+  }
+  int64_t max_revision = 0;
+  int rc;
+  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
+    Entry entry;
+    std::string key = ColumnString(select.get(), 0);
+    entry.value = ColumnString(select.get(), 1);
+    entry.create_revision = sqlite3_column_int64(select.get(), 2);
+    entry.mod_revision = sqlite3_column_int64(select.get(), 3);
+    max_revision = std::max(max_revision, entry.mod_revision);
+    data_.emplace_hint(data_.end(), std::move(key), std::move(entry));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, "load kv");
+  Status status;
+  int64_t stored = ReadStoredRevision(&status);
+  if (!status.ok()) return status;
+  revision_ = std::max(stored, max_revision);
+  return Status::Ok();
+}
+
+int64_t SqliteStore::ReadStoredRevision(Status* status) {
+  Statement& stmt = statements_->get_revision;
+  int rc = sqlite3_step(stmt.get());
+  int64_t revision = 0;
+  if (rc == SQLITE_ROW) {
+    revision = sqlite3_column_int64(stmt.get(), 0);
+    *status = Status::Ok();
+  } else {
+    *status = SqliteError(db_, rc, "read revision");
+  }
+  stmt.Reset();
+  return revision;
+}
+
+Result<KeyValue> SqliteStore::Get(std::string_view key) {
+  std::shared_lock lock(data_mu_);
+  auto it = data_.find(key);
+  if (it == data_.end()) return Status::NotFound("key not found: " + std::string(key));
+  return KeyValue{it->first, it->second.value, it->second.create_revision,
+                  it->second.mod_revision};
+}
+
+Result<ListResult> SqliteStore::List(std::string_view prefix) {
+  ListResult result;
+  std::shared_lock lock(data_mu_);
+  for (auto it = data_.lower_bound(prefix);
+       it != data_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+    result.items.push_back(
+        KeyValue{it->first, it->second.value, it->second.create_revision, it->second.mod_revision});
+  }
+  result.revision = revision_;
+  return result;
+}
+
+int64_t SqliteStore::CurrentRevision() {
+  std::shared_lock lock(data_mu_);
+  return revision_;
+}
+
+int64_t SqliteStore::OldestWatchableRevision() { return hub_->OldestWatchableRevision(); }
+
+void SqliteStore::Write(WriteOp op, WriteCallback done) {
+  {
+    std::lock_guard lock(queue_mu_);
+    if (!stopping_) {
+      queue_.push_back(PendingWrite{std::move(op), std::move(done)});
+      done = nullptr;
+    }
+  }
+  if (!done) {
+    queue_cv_.notify_one();
+    return;
+  }
+  done(Status::Unavailable("store is shutting down"));
+}
+
+Result<std::unique_ptr<WatchHandle>> SqliteStore::Watch(std::string_view prefix,
+                                                        int64_t from_revision,
+                                                        EventCallback on_events) {
+  if (from_revision < 0) return Status::BadRequest("negative resource version");
+  // The hub's last published revision is CurrentRevision(): both change under data_mu_.
+  return hub_->Watch(prefix, from_revision, std::move(on_events));
+}
+
+void SqliteStore::RunWriter() {
+  const size_t max_batch = std::max<size_t>(1, options_.max_batch_size);
+  std::vector<PendingWrite> batch;
+  while (true) {
+    {
+      std::unique_lock lock(queue_mu_);
+      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and every queued write was committed
+      size_t n = std::min(queue_.size(), max_batch);
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    CommitBatch(batch);
+    batch.clear();
+  }
+}
+
+void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
+  // The writer thread is the only one that modifies data_ and revision_, so it reads them
+  // without data_mu_.
+  std::unordered_map<std::string, std::optional<Entry>> overlay;  // effects of earlier writes
+  auto lookup = [&](const std::string& key) -> const Entry* {
+    if (auto o = overlay.find(key); o != overlay.end()) return o->second ? &*o->second : nullptr;
+    auto it = data_.find(key);
+    return it == data_.end() ? nullptr : &it->second;
+  };
+
+  std::vector<Result<KeyValue>> results;
+  results.reserve(batch.size());
+  std::vector<Event> events;
+  int64_t revision = revision_;
+  for (PendingWrite& write : batch) {
+    WriteOp& op = write.op;
+    if (failed_) {
+      results.push_back(Status::Unavailable("store is in a failed state after a storage error"));
+      continue;
+    }
+    if (op.key.empty()) {
+      results.push_back(Status::BadRequest("key must not be empty"));
+      continue;
+    }
+    const Entry* current = lookup(op.key);
+    if (op.kind == WriteOp::Kind::kCreate) {
+      if (current != nullptr) {
+        results.push_back(Status::AlreadyExists("key already exists: " + op.key));
+        continue;
+      }
+    } else {
+      if (current == nullptr) {
+        results.push_back(Status::NotFound("key not found: " + op.key));
+        continue;
+      }
+      if (op.expected_revision != 0 && op.expected_revision != current->mod_revision) {
+        results.push_back(Status::Conflict("revision mismatch for " + op.key + ": expected " +
+                                           std::to_string(op.expected_revision) + ", current " +
+                                           std::to_string(current->mod_revision)));
+        continue;
+      }
+    }
+    ++revision;
+    Event event;
+    event.kv.key = op.key;
+    event.kv.mod_revision = revision;
+    switch (op.kind) {
+      case WriteOp::Kind::kCreate:
+        event.type = Event::Type::kCreated;
+        event.kv.value = op.value;
+        event.kv.create_revision = revision;
+        overlay[op.key] = Entry{std::move(op.value), revision, revision};
+        break;
+      case WriteOp::Kind::kUpdate:
+        event.type = Event::Type::kUpdated;
+        event.kv.value = op.value;
+        event.kv.create_revision = current->create_revision;
+        overlay[op.key] = Entry{std::move(op.value), current->create_revision, revision};
+        break;
+      case WriteOp::Kind::kDelete:
+        event.type = Event::Type::kDeleted;
+        event.kv.value = current->value;
+        event.kv.create_revision = current->create_revision;
+        overlay[op.key] = std::nullopt;
+        break;
+    }
+    results.push_back(event.kv);
+    events.push_back(std::move(event));
+  }
+
+  if (!events.empty()) {
+    Status status = Persist(events, revision);
+    if (status.ok()) {
+      commits_.fetch_add(1);
+      std::unique_lock lock(data_mu_);
+      for (auto& [key, entry] : overlay) {
+        if (entry) {
+          data_.insert_or_assign(key, std::move(*entry));
+        } else {
+          data_.erase(key);
+        }
+      }
+      revision_ = revision;
+      // Under data_mu_, so that the hub's head and CurrentRevision() move together.
+      hub_->Publish(std::move(events));
+    } else {
+      Status failure = Status::Internal("commit failed: " + status.message());
+      for (Result<KeyValue>& result : results) result = failure;
+    }
+  }
+
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].done) batch[i].done(std::move(results[i]));
+  }
+}
+
+Status SqliteStore::Persist(const std::vector<Event>& events, int64_t new_revision) {
+  Statements& st = *statements_;
+  if (Status s = st.begin.Run(); !s.ok()) {
+    (void)Rollback();
+    return s;
+  }
+  auto write_all = [&]() -> Status {
+    for (const Event& event : events) {
+      const KeyValue& kv = event.kv;
+      if (event.type == Event::Type::kDeleted) {
+        if (Status s = st.remove.BindText(1, kv.key); !s.ok()) return s;
+        if (Status s = st.remove.Run(); !s.ok()) return s;
+        continue;
+      }
+      for (Status s : {st.put.BindText(1, kv.key), st.put.BindBlob(2, kv.value),
+                       st.put.BindInt(3, kv.create_revision), st.put.BindInt(4, kv.mod_revision)}) {
+        if (!s.ok()) {
+          st.put.Reset();
+          return s;
+        }
+      }
+      if (Status s = st.put.Run(); !s.ok()) return s;
+    }
+    if (Status s = st.set_revision.BindInt(1, new_revision); !s.ok()) return s;
+    if (Status s = st.set_revision.Run(); !s.ok()) return s;
+    if (fail_next_commit_.exchange(false)) return Status::Internal("injected commit failure");
+    return st.commit.Run();
+  };
+  Status status = write_all();
+  if (!status.ok()) (void)Rollback();
+  return status;
+}
+
+Status SqliteStore::Rollback() {
+  // A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY) or SQLite may already have
+  // rolled it back (I/O error); either way the database must end at revision_.
+  if (sqlite3_get_autocommit(db_) == 0) {
+    if (Status s = statements_->rollback.Run(); !s.ok() && sqlite3_get_autocommit(db_) == 0) {
+      failed_ = true;
+      return s;
+    }
+  }
+  Status status;
+  int64_t stored = ReadStoredRevision(&status);
+  if (!status.ok() || stored != revision_) {
+    failed_ = true;
+    return status.ok() ? Status::Internal("revision on disk differs after rollback") : status;
+  }
+  return Status::Ok();
+}
+
+}  // namespace tenure::store

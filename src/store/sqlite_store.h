@@ -1,0 +1,119 @@
+// SqliteStore: the embedded, durable Store backend (one SQLite file, WAL, synchronous=FULL).
+//
+// Guarantees, beyond the Store contract:
+// - Every object is cached in memory, loaded at Open: Get, List and CurrentRevision never touch
+//   SQLite; they see a write only after its transaction committed (fsynced).
+// - One writer thread owns the connection and group-commits: it takes every queued write (up to
+//   max_batch_size), decides each in order against the committed state plus the earlier writes
+//   of the batch, gives successful ones consecutive revisions and commits them in one
+//   transaction. Failed writes (Conflict, NotFound, AlreadyExists) consume no revision. A failed
+//   commit fails every write of the batch with InternalError and changes nothing.
+// - The revision is stored in its own table, so it never goes backwards across restarts, even
+//   after the newest key was deleted. The watch history starts empty at Open: a watch from an
+//   older revision is Gone.
+// - The database is opened in exclusive locking mode: a second process cannot open it while this
+//   store is open.
+// Threads: write callbacks run on the writer thread, event callbacks on the WatchHub dispatcher
+// thread. Both may call Get/List/CurrentRevision/Write/Watch and destroy WatchHandles; neither may
+// block (no WriteSync) nor destroy the store. Write after shutdown began fails at once with
+// ServiceUnavailable (its callback runs on the calling thread). The destructor commits every
+// write already queued, then joins its threads; WatchHandles may outlive the store.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "store/store.h"
+#include "store/watch_hub.h"
+#include "tenure/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace tenure::store {
+
+struct SqliteStoreOptions {
+  std::string path;                       // database file, created when missing
+  size_t watch_history_capacity = 100000;  // events kept for watches from a past revision
+  size_t max_batch_size = 1024;            // writes committed in one transaction at most
+};
+
+class SqliteStore : public Store {
+ public:
+  static Result<std::unique_ptr<SqliteStore>> Open(const SqliteStoreOptions& options);
+  ~SqliteStore() override;
+
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  Result<KeyValue> Get(std::string_view key) override;
+  Result<ListResult> List(std::string_view prefix) override;
+  int64_t CurrentRevision() override;
+  void Write(WriteOp op, WriteCallback done) override;
+  Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
+                                             EventCallback on_events) override;
+
+  // The smallest from_revision Watch accepts (older ones are Gone).
+  int64_t OldestWatchableRevision();
+
+  // For tests: transactions committed since Open, and a one-shot commit failure (the next batch
+  // with a successful write is rolled back instead of committed).
+  uint64_t CommittedTransactionsForTest() const { return commits_.load(); }
+  void FailNextCommitForTest() { fail_next_commit_.store(true); }
+
+ private:
+  struct Entry {
+    std::string value;
+    int64_t create_revision = 0;
+    int64_t mod_revision = 0;
+  };
+  struct PendingWrite {
+    WriteOp op;
+    WriteCallback done;
+  };
+  struct Statements;
+
+  SqliteStore(const SqliteStoreOptions& options, sqlite3* db);
+  Status Load();
+  void RunWriter();
+  void CommitBatch(std::vector<PendingWrite>& batch);
+  // Writes the batch's events and the new revision in one transaction; OK once committed. On
+  // failure the transaction is rolled back.
+  Status Persist(const std::vector<Event>& events, int64_t new_revision);
+  // Ends an open transaction; marks the store failed when the disk state is then unknown.
+  Status Rollback();
+  int64_t ReadStoredRevision(Status* status);
+
+  const SqliteStoreOptions options_;
+  sqlite3* db_ = nullptr;  // used only by the writer thread after Open
+  std::unique_ptr<Statements> statements_;
+
+  mutable std::shared_mutex data_mu_;  // guards data_ and revision_ (writer-thread reads need none)
+  std::map<std::string, Entry, std::less<>> data_;
+  int64_t revision_ = 0;
+
+  std::unique_ptr<WatchHub> hub_;
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<PendingWrite> queue_;
+  bool stopping_ = false;
+  bool failed_ = false;  // writer thread only: disk state unknown after a failed rollback
+
+  std::atomic<uint64_t> commits_{0};
+  std::atomic<bool> fail_next_commit_{false};
+  std::thread writer_;
+};
+
+}  // namespace tenure::store

@@ -1,0 +1,91 @@
+// Store: a revisioned key-value store, the only place tenure's server keeps objects.
+//
+// Contract (shared by every backend, checked by one conformance suite):
+// - One global revision counts every successful write (create, update, delete); it is strictly
+//   increasing and never reused, also across restarts. An object's mod_revision is its
+//   resourceVersion.
+// - A write is acknowledged (its callback runs with OK) only after it is durable. Writes that
+//   arrive together may be committed together (group commit); their order is their revision
+//   order.
+// - Create fails with AlreadyExists, Update/Delete with NotFound when the key is absent, and with
+//   Conflict when expected_revision is non-zero and differs from the key's mod_revision.
+// - Reads (Get, List) see only acknowledged writes. List returns the revision it reflects.
+// - Watch(prefix, from) delivers every change to keys under prefix with revision > from, in
+//   revision order, without gaps or duplicates, first from history then live. When `from` is
+//   older than the kept history it fails with Gone ("too old resource version").
+// Thread-safe: every method may be called from any thread. Callbacks run on a store thread and
+// must not block; they may call back into the store.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tenure/status.h"
+
+namespace tenure::store {
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+};
+
+struct ListResult {
+  std::vector<KeyValue> items;  // ordered by key
+  int64_t revision = 0;         // the store revision this list reflects
+};
+
+struct WriteOp {
+  enum class Kind { kCreate, kUpdate, kDelete };
+  Kind kind = Kind::kCreate;
+  std::string key;
+  std::string value;              // ignored for kDelete
+  int64_t expected_revision = 0;  // kUpdate/kDelete: 0 means unconditional
+};
+
+struct Event {
+  enum class Type { kCreated, kUpdated, kDeleted };
+  Type type = Type::kCreated;
+  // For kDeleted: value is the last value before deletion, mod_revision the delete's revision.
+  KeyValue kv;
+};
+
+// A running watch. Destroying it stops delivery: once the destructor returns, its callback is
+// never called again.
+class WatchHandle {
+ public:
+  virtual ~WatchHandle() = default;
+};
+
+using WriteCallback = std::function<void(Result<KeyValue>)>;
+// Receives events in revision order, possibly several at once.
+using EventCallback = std::function<void(const std::vector<Event>&)>;
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual Result<KeyValue> Get(std::string_view key) = 0;
+  virtual Result<ListResult> List(std::string_view prefix) = 0;
+  // The revision of the last acknowledged write.
+  virtual int64_t CurrentRevision() = 0;
+
+  // Asynchronous write: `done` runs once the write is durable (OK, with the key's new KeyValue;
+  // for a delete, the deleted value and the delete's revision) or has failed.
+  virtual void Write(WriteOp op, WriteCallback done) = 0;
+
+  // Starts a watch of keys under `prefix` with revisions > from_revision (0 means: from now).
+  virtual Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix,
+                                                     int64_t from_revision,
+                                                     EventCallback on_events) = 0;
+
+  // Blocking convenience over Write.
+  Result<KeyValue> WriteSync(WriteOp op);
+};
+
+}  // namespace tenure::store

@@ -1,0 +1,286 @@
+#include "store/watch_hub.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+namespace tenure::store {
+namespace {
+
+using EventPtr = std::shared_ptr<const Event>;
+
+int64_t RevisionOf(const EventPtr& e) { return e->kv.mod_revision; }
+
+struct Watcher {
+  uint64_t id = 0;
+  std::string prefix;
+  EventCallback callback;
+  // Every event with revision <= last_queued has been queued for this watcher or did not match.
+  int64_t last_queued = 0;
+  std::vector<EventPtr> pending;
+  bool queued = false;     // in the run queue
+  bool running = false;    // its callback is executing on running_thread
+  bool cancelled = false;  // its handle was destroyed
+  std::thread::id running_thread;
+};
+
+}  // namespace
+
+struct WatchHub::Core {
+  mutable std::mutex mu;
+  std::condition_variable work_cv;  // the dispatcher waits for inbox/run queue work
+  std::condition_variable done_cv;  // handle destructors wait for a running callback
+
+  size_t capacity = 0;
+  std::deque<EventPtr> history;  // consecutive published events, oldest first
+  int64_t oldest_watchable = 0;  // revision of the newest dropped event, or the start revision
+  int64_t head = 0;              // revision of the newest published event
+
+  std::deque<std::vector<EventPtr>> inbox;  // published, not yet fanned out
+  std::map<std::string, std::unordered_map<uint64_t, std::shared_ptr<Watcher>>, std::less<>>
+      groups;  // watchers by prefix
+  size_t watcher_count = 0;
+  std::deque<std::shared_ptr<Watcher>> run_queue;  // watchers with pending events
+  uint64_t next_id = 1;
+  bool stopping = false;
+
+  std::thread dispatcher;  // touched only by the WatchHub constructor and destructor
+
+  // Requires mu.
+  void Enqueue(const std::shared_ptr<Watcher>& w, const EventPtr& e) {
+    w->pending.push_back(e);
+    w->last_queued = RevisionOf(e);
+    if (!w->queued) {
+      w->queued = true;
+      run_queue.push_back(w);
+    }
+  }
+
+  // Requires mu.
+  void FanOut(const std::vector<EventPtr>& batch) {
+    for (const EventPtr& e : batch) {
+      const std::string& key = e->kv.key;
+      // Only prefixes <= key can be prefixes of key.
+      auto end = groups.upper_bound(key);
+      for (auto it = groups.begin(); it != end; ++it) {
+        if (!std::string_view(key).starts_with(it->first)) continue;
+        for (auto& [id, w] : it->second) {
+          if (RevisionOf(e) > w->last_queued) Enqueue(w, e);
+        }
+      }
+    }
+  }
+
+  void Run() {
+    std::unique_lock lock(mu);
+    while (true) {
+      work_cv.wait(lock, [&] { return stopping || !inbox.empty() || !run_queue.empty(); });
+      if (stopping) return;
+      while (!inbox.empty()) {
+        std::vector<EventPtr> batch = std::move(inbox.front());
+        inbox.pop_front();
+        FanOut(batch);
+      }
+      if (run_queue.empty()) continue;
+      std::shared_ptr<Watcher> w = std::move(run_queue.front());
+      run_queue.pop_front();
+      w->queued = false;
+      if (w->cancelled || w->pending.empty()) continue;
+      std::vector<EventPtr> events = std::move(w->pending);
+      w->pending.clear();
+      w->running = true;
+      w->running_thread = std::this_thread::get_id();
+      lock.unlock();
+      {
+        std::vector<Event> delivered;
+        delivered.reserve(events.size());
+        for (const EventPtr& e : events) delivered.push_back(*e);
+        events.clear();
+        // Safe without the lock: the callback is only released while not running.
+        w->callback(delivered);
+      }
+      lock.lock();
+      w->running = false;
+      if (w->cancelled) {
+        // The handle was destroyed from inside this callback: release it outside the lock.
+        EventCallback released;
+        released.swap(w->callback);
+        lock.unlock();
+        released = nullptr;
+        lock.lock();
+      }
+      done_cv.notify_all();
+    }
+  }
+};
+
+namespace {
+
+class HubWatchHandle : public WatchHandle {
+ public:
+  HubWatchHandle(std::shared_ptr<WatchHub::Core> core, std::shared_ptr<Watcher> watcher)
+      : core_(std::move(core)), watcher_(std::move(watcher)) {}
+
+  ~HubWatchHandle() override {
+    EventCallback released;
+    std::vector<EventPtr> dropped;
+    {
+      std::unique_lock lock(core_->mu);
+      Watcher& w = *watcher_;
+      if (!w.cancelled) {
+        w.cancelled = true;
+        auto group = core_->groups.find(w.prefix);
+        if (group != core_->groups.end()) {
+          if (group->second.erase(w.id) > 0) --core_->watcher_count;
+          if (group->second.empty()) core_->groups.erase(group);
+        }
+        dropped.swap(w.pending);
+      }
+      if (w.running) {
+        // From inside its own callback the callback is still on the stack: the dispatcher
+        // releases it when it returns, and never calls it again.
+        if (w.running_thread == std::this_thread::get_id()) return;
+        core_->done_cv.wait(lock, [&] { return !w.running; });
+      }
+      released.swap(w.callback);
+    }
+    // `released` and `dropped` are destroyed here, outside the lock.
+  }
+
+ private:
+  std::shared_ptr<WatchHub::Core> core_;
+  std::shared_ptr<Watcher> watcher_;
+};
+
+}  // namespace
+
+WatchHub::WatchHub(size_t history_capacity, int64_t start_revision)
+    : core_(std::make_shared<Core>()) {
+  core_->capacity = history_capacity;
+  core_->oldest_watchable = start_revision;
+  core_->head = start_revision;
+  core_->dispatcher = std::thread([core = core_.get()] { core->Run(); });
+}
+
+WatchHub::~WatchHub() {
+  Shutdown();
+  // Free memory now; handles may keep the core alive. Destroy outside the lock.
+  std::deque<EventPtr> history;
+  std::deque<std::vector<EventPtr>> inbox;
+  std::deque<std::shared_ptr<Watcher>> run_queue;
+  std::vector<std::shared_ptr<Watcher>> watchers;
+  {
+    std::lock_guard lock(core_->mu);
+    history.swap(core_->history);
+    inbox.swap(core_->inbox);
+    run_queue.swap(core_->run_queue);
+    for (auto& [prefix, group] : core_->groups) {
+      for (auto& [id, w] : group) {
+        w->pending.clear();
+        watchers.push_back(w);
+      }
+    }
+    core_->groups.clear();
+    core_->watcher_count = 0;
+  }
+}
+
+void WatchHub::Shutdown() {
+  {
+    std::lock_guard lock(core_->mu);
+    core_->stopping = true;
+  }
+  core_->work_cv.notify_all();
+  if (core_->dispatcher.joinable()) core_->dispatcher.join();
+}
+
+void WatchHub::Publish(std::vector<Event> events) {
+  if (events.empty()) return;
+  std::vector<EventPtr> batch;
+  batch.reserve(events.size());
+  for (Event& e : events) batch.push_back(std::make_shared<const Event>(std::move(e)));
+  std::vector<EventPtr> dropped;  // destroyed outside the lock
+  {
+    std::lock_guard lock(core_->mu);
+    if (core_->stopping) return;
+    for (const EventPtr& e : batch) {
+      core_->head = RevisionOf(e);
+      if (core_->capacity == 0) {
+        core_->oldest_watchable = core_->head;
+        continue;
+      }
+      core_->history.push_back(e);
+      if (core_->history.size() > core_->capacity) {
+        core_->oldest_watchable = RevisionOf(core_->history.front());
+        dropped.push_back(std::move(core_->history.front()));
+        core_->history.pop_front();
+      }
+    }
+    core_->inbox.push_back(std::move(batch));
+  }
+  core_->work_cv.notify_one();
+}
+
+Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix,
+                                                     int64_t from_revision,
+                                                     EventCallback on_events) {
+  auto w = std::make_shared<Watcher>();
+  w->prefix = std::string(prefix);
+  w->callback = std::move(on_events);
+  bool wake = false;
+  {
+    std::lock_guard lock(core_->mu);
+    if (core_->stopping) return Status::Unavailable("store is shutting down");
+    int64_t from = from_revision == 0 ? core_->head : from_revision;
+    if (from < core_->oldest_watchable) {
+      return Status::Gone("too old resource version: " + std::to_string(from) + " (" +
+                          std::to_string(core_->oldest_watchable) + ")");
+    }
+    w->id = core_->next_id++;
+    auto first = std::upper_bound(core_->history.begin(), core_->history.end(), from,
+                                  [](int64_t rev, const EventPtr& e) { return rev < RevisionOf(e); });
+    for (auto it = first; it != core_->history.end(); ++it) {
+      if (std::string_view((*it)->kv.key).starts_with(prefix)) w->pending.push_back(*it);
+    }
+    // Everything published so far was considered; later fan-out of batches still in the inbox
+    // skips it. A `from` beyond the head filters events up to it.
+    w->last_queued = std::max(from, core_->head);
+    core_->groups[w->prefix].emplace(w->id, w);
+    ++core_->watcher_count;
+    if (!w->pending.empty()) {
+      w->queued = true;
+      core_->run_queue.push_back(w);
+      wake = true;
+    }
+  }
+  if (wake) core_->work_cv.notify_one();
+  return std::unique_ptr<WatchHandle>(new HubWatchHandle(core_, std::move(w)));
+}
+
+int64_t WatchHub::OldestWatchableRevision() const {
+  std::lock_guard lock(core_->mu);
+  return core_->oldest_watchable;
+}
+
+int64_t WatchHub::LastPublishedRevision() const {
+  std::lock_guard lock(core_->mu);
+  return core_->head;
+}
+
+size_t WatchHub::WatcherCount() const {
+  std::lock_guard lock(core_->mu);
+  return core_->watcher_count;
+}
+
+size_t WatchHub::HistorySize() const {
+  std::lock_guard lock(core_->mu);
+  return core_->history.size();
+}
+
+}  // namespace tenure::store

@@ -1,0 +1,70 @@
+// WatchHub: the watch history and watcher fan-out shared by every Store backend.
+//
+// A backend feeds the hub with committed events (Publish), in revision order, once they are
+// visible to readers. The hub keeps the most recent `history_capacity` events in memory and
+// serves Watch(prefix, from): it replays the kept events with revision > from under prefix and
+// then delivers live ones, without gap or duplicate. A watch from a revision whose successors
+// were already dropped fails with Gone ("too old resource version: FROM (OLDEST)").
+//
+// Threads: Publish and Watch only append to queues; one dispatcher thread owned by the hub runs
+// every event callback, never holding a hub lock, so a slow watcher delays other watchers but
+// never the publisher. Each watcher receives its events in revision order, batched.
+// Callback rules: an event callback may call Get/List/CurrentRevision/Write/Watch on the store
+// and may destroy any WatchHandle (its own included). It must not block: in particular it must
+// not call Store::WriteSync and must not destroy the store or the hub.
+// Destroying a WatchHandle (from any thread) guarantees its callback is not running and will not
+// run again once the destructor returns; from inside its own callback, it guarantees no further
+// call. Handles may outlive the hub: they just become inert.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "store/store.h"
+#include "tenure/status.h"
+
+namespace tenure::store {
+
+class WatchHub {
+ public:
+  // `start_revision` is the store revision when the hub starts with an empty history: watches
+  // from it or later succeed, older ones are Gone.
+  WatchHub(size_t history_capacity, int64_t start_revision);
+  // Shutdown(), then frees the history.
+  ~WatchHub();
+
+  WatchHub(const WatchHub&) = delete;
+  WatchHub& operator=(const WatchHub&) = delete;
+
+  // Stops the dispatcher (undelivered events are dropped) and joins it; later Publish calls are
+  // ignored and Watch fails with ServiceUnavailable. Idempotent. Must not be called from an event
+  // callback.
+  void Shutdown();
+
+  // Appends committed events. Revisions must be strictly increasing across calls. Cheap (O(events)
+  // under one lock): fan-out to watchers happens on the dispatcher thread.
+  void Publish(std::vector<Event> events);
+
+  // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last
+  // published revision". Fails with Gone when from_revision < OldestWatchableRevision(), with
+  // ServiceUnavailable after shutdown. The callback never runs on the calling thread.
+  Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
+                                             EventCallback on_events);
+
+  // The smallest from_revision a Watch accepts.
+  int64_t OldestWatchableRevision() const;
+  // The revision of the last published event (or start_revision).
+  int64_t LastPublishedRevision() const;
+  size_t WatcherCount() const;
+  size_t HistorySize() const;
+
+  struct Core;  // shared with handles so they can outlive the hub
+
+ private:
+  std::shared_ptr<Core> core_;
+};
+
+}  // namespace tenure::store

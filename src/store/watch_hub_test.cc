@@ -1,0 +1,267 @@
+#include "store/watch_hub.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/store_test_util.h"
+
+namespace tenure::store {
+namespace {
+
+using testing::Collector;
+using testing::kDeadline;
+
+Event MakeEvent(const std::string& key, int64_t revision,
+                Event::Type type = Event::Type::kUpdated) {
+  Event e;
+  e.type = type;
+  e.kv = KeyValue{key, "v" + std::to_string(revision), 1, revision};
+  return e;
+}
+
+// Publishes one event per revision start+1..end, keys alternating under /a/ and /b/.
+void PublishRange(WatchHub& hub, int64_t start, int64_t end) {
+  for (int64_t r = start + 1; r <= end; ++r) {
+    hub.Publish({MakeEvent((r % 2 == 0 ? "/a/" : "/b/") + std::to_string(r), r)});
+  }
+}
+
+TEST(WatchHubTest, ReplaysHistoryThenDeliversLive) {
+  WatchHub hub(100, 0);
+  PublishRange(hub, 0, 10);
+  Collector c;
+  auto handle = hub.Watch("", 4, c.Callback());
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  PublishRange(hub, 10, 15);
+  ASSERT_TRUE(c.WaitForRevision(15));
+  std::vector<int64_t> want;
+  for (int64_t r = 5; r <= 15; ++r) want.push_back(r);
+  EXPECT_EQ(c.revisions(), want);
+}
+
+TEST(WatchHubTest, FromZeroStartsAtHead) {
+  WatchHub hub(100, 7);
+  PublishRange(hub, 7, 9);
+  Collector c;
+  auto handle = hub.Watch("", 0, c.Callback());
+  ASSERT_TRUE(handle.ok());
+  PublishRange(hub, 9, 10);
+  ASSERT_TRUE(c.WaitForRevision(10));
+  EXPECT_EQ(c.revisions(), std::vector<int64_t>{10});
+}
+
+TEST(WatchHubTest, PrefixFilter) {
+  WatchHub hub(100, 0);
+  PublishRange(hub, 0, 6);
+  Collector a, b, ab;
+  auto ha = hub.Watch("/a/", 0 + 1, a.Callback());
+  auto hb = hub.Watch("/b/", 1, b.Callback());
+  auto hab = hub.Watch("/a/1", 1, ab.Callback());
+  ASSERT_TRUE(ha.ok() && hb.ok() && hab.ok());
+  PublishRange(hub, 6, 12);
+  ASSERT_TRUE(a.WaitForRevision(12));
+  ASSERT_TRUE(b.WaitForRevision(11));
+  ASSERT_TRUE(ab.WaitForRevision(12));
+  EXPECT_EQ(a.revisions(), (std::vector<int64_t>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(b.revisions(), (std::vector<int64_t>{3, 5, 7, 9, 11}));
+  EXPECT_EQ(ab.revisions(), (std::vector<int64_t>{10, 12}));
+}
+
+TEST(WatchHubTest, TooOldIsGone) {
+  WatchHub hub(5, 100);
+  EXPECT_EQ(hub.OldestWatchableRevision(), 100);
+  auto before_start = hub.Watch("", 99, [](const std::vector<Event>&) {});
+  ASSERT_FALSE(before_start.ok());
+  EXPECT_TRUE(before_start.status().IsGone());
+  EXPECT_EQ(before_start.status().message(), "too old resource version: 99 (100)");
+
+  PublishRange(hub, 100, 110);  // keeps 106..110
+  EXPECT_EQ(hub.HistorySize(), 5u);
+  EXPECT_EQ(hub.OldestWatchableRevision(), 105);
+  auto gone = hub.Watch("", 104, [](const std::vector<Event>&) {});
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(gone.status().IsGone());
+  EXPECT_EQ(gone.status().message(), "too old resource version: 104 (105)");
+
+  Collector c;
+  auto ok = hub.Watch("", 105, c.Callback());
+  ASSERT_TRUE(ok.ok());
+  ASSERT_TRUE(c.WaitForRevision(110));
+  EXPECT_EQ(c.revisions(), (std::vector<int64_t>{106, 107, 108, 109, 110}));
+}
+
+TEST(WatchHubTest, ZeroCapacityKeepsNoHistory) {
+  WatchHub hub(0, 0);
+  PublishRange(hub, 0, 3);
+  EXPECT_EQ(hub.OldestWatchableRevision(), 3);
+  EXPECT_TRUE(hub.Watch("", 2, [](const std::vector<Event>&) {}).status().IsGone());
+  Collector c;
+  auto h = hub.Watch("", 3, c.Callback());
+  ASSERT_TRUE(h.ok());
+  PublishRange(hub, 3, 4);
+  ASSERT_TRUE(c.WaitForRevision(4));
+  EXPECT_EQ(c.revisions(), std::vector<int64_t>{4});
+}
+
+TEST(WatchHubTest, FutureRevisionSkipsEventsUpToIt) {
+  WatchHub hub(100, 0);
+  Collector c;
+  auto h = hub.Watch("", 3, c.Callback());
+  ASSERT_TRUE(h.ok());
+  PublishRange(hub, 0, 5);
+  ASSERT_TRUE(c.WaitForRevision(5));
+  EXPECT_EQ(c.revisions(), (std::vector<int64_t>{4, 5}));
+}
+
+TEST(WatchHubTest, DestroyedHandleGetsNoMoreCallbacks) {
+  WatchHub hub(100, 0);
+  Collector dropped, witness;
+  auto h = hub.Watch("", 0, dropped.Callback());
+  auto w = hub.Watch("", 0, witness.Callback());
+  ASSERT_TRUE(h.ok() && w.ok());
+  PublishRange(hub, 0, 1);
+  ASSERT_TRUE(dropped.WaitForRevision(1));
+  h->reset();
+  EXPECT_EQ(hub.WatcherCount(), 1u);
+  PublishRange(hub, 1, 20);
+  ASSERT_TRUE(witness.WaitForRevision(20));
+  EXPECT_EQ(dropped.revisions(), std::vector<int64_t>{1});
+}
+
+TEST(WatchHubTest, DestructorWaitsForRunningCallback) {
+  WatchHub hub(100, 0);
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> returned{false};
+  std::atomic<bool> destructor_done_early{false};
+  auto h = hub.Watch("", 0, [&](const std::vector<Event>&) {
+    static std::once_flag once;
+    std::call_once(once, [&] { entered.set_value(); });
+    released.wait();
+    returned.store(true);
+  });
+  ASSERT_TRUE(h.ok());
+  PublishRange(hub, 0, 1);
+  ASSERT_EQ(entered.get_future().wait_for(kDeadline), std::future_status::ready);
+  std::thread destroyer([&] {
+    h->reset();
+    if (!returned.load()) destructor_done_early.store(true);
+  });
+  // The destructor is blocked until the callback returns; releasing it lets both finish.
+  release.set_value();
+  destroyer.join();
+  EXPECT_FALSE(destructor_done_early.load());
+}
+
+TEST(WatchHubTest, CallbackMayDestroyItsOwnHandleAndOthers) {
+  WatchHub hub(100, 0);
+  std::unique_ptr<WatchHandle> self, other;
+  std::mutex mu;
+  std::condition_variable cv;
+  int self_calls = 0;
+  bool other_destroyed = false;
+  Collector other_events, witness;
+  auto o = hub.Watch("", 0, other_events.Callback());
+  ASSERT_TRUE(o.ok());
+  other = std::move(*o);
+  auto s = hub.Watch("", 0, [&](const std::vector<Event>&) {
+    std::lock_guard lock(mu);
+    ++self_calls;
+    self.reset();
+    other.reset();
+    other_destroyed = true;
+    cv.notify_all();
+  });
+  ASSERT_TRUE(s.ok());
+  {
+    std::lock_guard lock(mu);
+    self = std::move(*s);
+  }
+  auto w = hub.Watch("", 0, witness.Callback());
+  ASSERT_TRUE(w.ok());
+  PublishRange(hub, 0, 1);
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, kDeadline, [&] { return other_destroyed; }));
+  }
+  PublishRange(hub, 1, 10);
+  ASSERT_TRUE(witness.WaitForRevision(10));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(self_calls, 1);
+  EXPECT_EQ(hub.WatcherCount(), 1u);
+  for (int64_t r : other_events.revisions()) EXPECT_LE(r, 1);
+}
+
+TEST(WatchHubTest, CallbackMayStartAWatch) {
+  WatchHub hub(100, 10);
+  Collector nested;
+  std::unique_ptr<WatchHandle> nested_handle;
+  std::mutex mu;
+  auto h = hub.Watch("", 0, [&](const std::vector<Event>& events) {
+    std::lock_guard lock(mu);
+    if (!nested_handle) {
+      auto r = hub.Watch("", events.front().kv.mod_revision - 1, nested.Callback());
+      if (r.ok()) nested_handle = std::move(*r);
+    }
+  });
+  ASSERT_TRUE(h.ok());
+  PublishRange(hub, 10, 15);
+  ASSERT_TRUE(nested.WaitForRevision(15));
+  auto revs = nested.revisions();
+  for (size_t i = 1; i < revs.size(); ++i) EXPECT_EQ(revs[i], revs[i - 1] + 1);
+  EXPECT_EQ(revs.back(), 15);
+  EXPECT_EQ(revs.front(), 11);
+  std::lock_guard lock(mu);
+  nested_handle.reset();
+}
+
+TEST(WatchHubTest, HandlesMayOutliveTheHub) {
+  std::unique_ptr<WatchHandle> handle;
+  {
+    WatchHub hub(10, 0);
+    auto h = hub.Watch("", 0, [](const std::vector<Event>&) {});
+    ASSERT_TRUE(h.ok());
+    handle = std::move(*h);
+    PublishRange(hub, 0, 3);
+  }
+  handle.reset();
+}
+
+TEST(WatchHubTest, ThousandWatchersSeeEveryEvent) {
+  WatchHub hub(1000, 0);
+  constexpr int kWatchers = 1000;
+  constexpr int64_t kEvents = 200;
+  std::vector<std::unique_ptr<Collector>> collectors;
+  std::vector<std::unique_ptr<WatchHandle>> handles;
+  for (int i = 0; i < kWatchers; ++i) {
+    collectors.push_back(std::make_unique<Collector>());
+    auto prefix = i % 3 == 0 ? "" : (i % 3 == 1 ? "/a/" : "/b/");
+    auto h = hub.Watch(prefix, 0, collectors.back()->Callback());
+    ASSERT_TRUE(h.ok());
+    handles.push_back(std::move(*h));
+  }
+  std::thread publisher([&] { PublishRange(hub, 0, kEvents); });
+  publisher.join();
+  for (int i = 0; i < kWatchers; ++i) {
+    int64_t last = i % 3 == 2 ? kEvents - 1 : kEvents;
+    ASSERT_TRUE(collectors[i]->WaitForRevision(last)) << i;
+    auto revs = collectors[i]->revisions();
+    size_t want = i % 3 == 0 ? kEvents : kEvents / 2;
+    ASSERT_EQ(revs.size(), want) << i;
+    for (size_t k = 1; k < revs.size(); ++k) ASSERT_GT(revs[k], revs[k - 1]);
+  }
+  handles.clear();
+  EXPECT_EQ(hub.WatcherCount(), 0u);
+}
+
+}  // namespace
+}  // namespace tenure::store
