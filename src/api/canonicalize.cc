@@ -17,15 +17,20 @@ using nlohmann::json;
 // Go's name for a JSON value in "cannot unmarshal X into ...".
 std::string JsonWhat(const json& v, bool numeric_target) {
   switch (v.type()) {
-    case json::value_t::string: return "string";
-    case json::value_t::boolean: return "bool";
-    case json::value_t::array: return "array";
-    case json::value_t::object: return "object";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::boolean:
+      return "bool";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::object:
+      return "object";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float:
       return numeric_target ? "number " + v.dump() : "number";
-    default: return "null";
+    default:
+      return "null";
   }
 }
 
@@ -52,8 +57,8 @@ bool IsBase64(std::string_view s, std::string& cleaned) {
   if (cleaned.size() % 4 != 0) return false;
   for (size_t i = 0; i < cleaned.size(); ++i) {
     const char c = cleaned[i];
-    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                       (c >= '0' && c <= '9') || c == '+' || c == '/';
+    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '+' || c == '/';
     if (alpha) continue;
     if (c == '=' && i + 2 >= cleaned.size()) {
       if (i + 1 < cleaned.size() && cleaned[i + 1] != '=') return false;
@@ -101,12 +106,20 @@ class Decoder {
       if (f.emit != Emit::kAlways || out.contains(f.name)) continue;
       json& slot = out[std::string(f.name)];
       switch (f.type) {
-        case FieldType::kString: slot = ""; break;
+        case FieldType::kString:
+          slot = "";
+          break;
         case FieldType::kInt32:
-        case FieldType::kInt64: slot = 0; break;
-        case FieldType::kBool: slot = false; break;
+        case FieldType::kInt64:
+          slot = 0;
+          break;
+        case FieldType::kBool:
+          slot = false;
+          break;
         case FieldType::kMicroTime:
-        case FieldType::kTime: slot = nullptr; break;
+        case FieldType::kTime:
+          slot = nullptr;
+          break;
         case FieldType::kObject: {
           const size_t mark = path_.size();
           Object(*f.object, EmptyObject(), slot);
@@ -114,8 +127,12 @@ class Decoder {
           break;
         }
         case FieldType::kStringMap:
-        case FieldType::kBytesMap: slot = json::object(); break;
-        default: slot = json::array(); break;
+        case FieldType::kBytesMap:
+          slot = json::object();
+          break;
+        default:
+          slot = json::array();
+          break;
       }
     }
     return true;
@@ -287,8 +304,7 @@ class Decoder {
 
 }  // namespace
 
-std::string CanonicalizeObject(const ObjectSchema& schema, const json& in, json& out,
-                               bool strict) {
+std::string CanonicalizeObject(const ObjectSchema& schema, const json& in, json& out, bool strict) {
   Decoder decoder(strict);
   if (!in.is_object()) {
     return "json: cannot unmarshal " + JsonWhat(in, false) + " into Go value of type v1." +
@@ -313,9 +329,8 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
   using nlohmann::json;
   const std::string kind_name(kind.kind);
   if (!object.is_object()) {
-    return Status::BadRequest("the object provided is unrecognized (must be of type " +
-                              kind_name + "): json: cannot unmarshal " +
-                              internal::JsonWhat(object, false) +
+    return Status::BadRequest("the object provided is unrecognized (must be of type " + kind_name +
+                              "): json: cannot unmarshal " + internal::JsonWhat(object, false) +
                               " into Go value of type map[string]interface {}");
   }
   // Type meta first, as kube-apiserver finds the version and kind before decoding.
@@ -328,14 +343,13 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
           std::string("couldn't get version/kind; json parse error: json: cannot unmarshal ") +
           internal::JsonWhat(*it, false) + " into Go struct field ." + key + " of type string");
     }
-    (std::string_view(key) == "kind" ? body_kind : api_version) =
-        it->get_ref<const std::string&>();
+    (std::string_view(key) == "kind" ? body_kind : api_version) = it->get_ref<const std::string&>();
   }
   std::string_view version = kind.versions.front();
   bool version_ok = true;
   if (!api_version.empty()) {
-    const size_t slashes = static_cast<size_t>(
-        std::count(api_version.begin(), api_version.end(), '/'));
+    const size_t slashes =
+        static_cast<size_t>(std::count(api_version.begin(), api_version.end(), '/'));
     std::string_view group;
     if (slashes == 0) {
       version = api_version;
@@ -348,14 +362,12 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
           "couldn't get version/kind; json parse error: unexpected GroupVersion string: " +
           std::string(api_version));
     }
-    version_ok = group == kind.group &&
-                 std::find(kind.versions.begin(), kind.versions.end(), version) !=
-                     kind.versions.end();
+    version_ok = group == kind.group && std::find(kind.versions.begin(), kind.versions.end(),
+                                                  version) != kind.versions.end();
   }
   const std::string shown_kind(body_kind.empty() ? kind.kind : body_kind);
-  const std::string prefix =
-      shown_kind + " in version \"" + std::string(version) + "\" cannot be handled as a " +
-      kind_name + ": ";
+  const std::string prefix = shown_kind + " in version \"" + std::string(version) +
+                             "\" cannot be handled as a " + kind_name + ": ";
   if (!version_ok || (!body_kind.empty() && body_kind != kind.kind)) {
     return Status::BadRequest(
         prefix + "no kind \"" + shown_kind + "\" is registered for version \"" +

@@ -6,9 +6,9 @@
 namespace tenure::api {
 namespace {
 
-using nlohmann::json;
 using internal::Child;
 using internal::StringAt;
+using nlohmann::json;
 
 const KindInfo& Kind(std::string_view group, std::string_view kind) {
   return *FindByKind(group, kind);
@@ -122,8 +122,7 @@ ObjectReference RefFromCanonical(const json& o) {
 // Decodes `in` against the kind's schema (tolerantly) into canonical JSON.
 Result<json> Decode(const KindInfo& kind, const json& in) {
   json canonical;
-  std::string err =
-      internal::CanonicalizeObject(internal::SchemaFor(kind), in, canonical, false);
+  std::string err = internal::CanonicalizeObject(internal::SchemaFor(kind), in, canonical, false);
   if (!err.empty()) {
     return Status::BadRequest("cannot decode " + std::string(kind.kind) + ": " + err);
   }
@@ -314,8 +313,8 @@ json ToJson(const ObjectMeta& m) {
   if (!m.owner_references.empty()) {
     json refs = json::array();
     for (const auto& r : m.owner_references) {
-      json ref = {{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name},
-                  {"uid", r.uid}};
+      json ref = {
+          {"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name}, {"uid", r.uid}};
       if (r.controller) ref["controller"] = *r.controller;
       if (r.block_owner_deletion) ref["blockOwnerDeletion"] = *r.block_owner_deletion;
       refs.push_back(std::move(ref));
@@ -346,9 +345,8 @@ json ToJson(const Lease& lease) {
 }
 
 json ToJson(const LeaseCandidateSpec& s) {
-  json out = {{"leaseName", s.lease_name},
-              {"binaryVersion", s.binary_version},
-              {"strategy", s.strategy}};
+  json out = {
+      {"leaseName", s.lease_name}, {"binaryVersion", s.binary_version}, {"strategy", s.strategy}};
   PutMicro(out, "pingTime", s.ping_time);
   PutMicro(out, "renewTime", s.renew_time);
   PutString(out, "emulationVersion", s.emulation_version);

@@ -9,14 +9,22 @@ namespace tenure::api {
 
 std::string_view FieldError::type_name() const {
   switch (type) {
-    case Type::kInvalid: return "FieldValueInvalid";
-    case Type::kRequired: return "FieldValueRequired";
-    case Type::kNotSupported: return "FieldValueNotSupported";
-    case Type::kTooLong: return "FieldValueTooLong";
-    case Type::kForbidden: return "FieldValueForbidden";
-    case Type::kDuplicate: return "FieldValueDuplicate";
-    case Type::kTooMany: return "FieldValueTooMany";
-    case Type::kInternal: return "InternalError";
+    case Type::kInvalid:
+      return "FieldValueInvalid";
+    case Type::kRequired:
+      return "FieldValueRequired";
+    case Type::kNotSupported:
+      return "FieldValueNotSupported";
+    case Type::kTooLong:
+      return "FieldValueTooLong";
+    case Type::kForbidden:
+      return "FieldValueForbidden";
+    case Type::kDuplicate:
+      return "FieldValueDuplicate";
+    case Type::kTooMany:
+      return "FieldValueTooMany";
+    case Type::kInternal:
+      return "InternalError";
   }
   return "FieldValueInvalid";
 }
@@ -24,14 +32,30 @@ std::string_view FieldError::type_name() const {
 std::string FieldError::Body() const {
   std::string s;
   switch (type) {
-    case Type::kInvalid: s = "Invalid value"; break;
-    case Type::kRequired: s = "Required value"; break;
-    case Type::kNotSupported: s = "Unsupported value"; break;
-    case Type::kTooLong: s = "Too long"; break;
-    case Type::kForbidden: s = "Forbidden"; break;
-    case Type::kDuplicate: s = "Duplicate value"; break;
-    case Type::kTooMany: s = "Too many"; break;
-    case Type::kInternal: s = "Internal error"; break;
+    case Type::kInvalid:
+      s = "Invalid value";
+      break;
+    case Type::kRequired:
+      s = "Required value";
+      break;
+    case Type::kNotSupported:
+      s = "Unsupported value";
+      break;
+    case Type::kTooLong:
+      s = "Too long";
+      break;
+    case Type::kForbidden:
+      s = "Forbidden";
+      break;
+    case Type::kDuplicate:
+      s = "Duplicate value";
+      break;
+    case Type::kTooMany:
+      s = "Too many";
+      break;
+    case Type::kInternal:
+      s = "Internal error";
+      break;
   }
   const bool shows_value = type != Type::kRequired && type != Type::kForbidden &&
                            type != Type::kTooLong && type != Type::kInternal;
@@ -58,15 +82,33 @@ std::string GoQuote(std::string_view s) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\a': out += "\\a"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\v': out += "\\v"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\a':
+          out += "\\a";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\v':
+          out += "\\v";
+          break;
         default:
           if (c < 0x20 || c == 0x7f) {
             std::snprintf(buf, sizeof buf, "\\x%02x", c);
@@ -81,9 +123,16 @@ std::string GoQuote(std::string_view s) {
     // Decode one UTF-8 sequence; invalid bytes print as \xNN like Go.
     size_t len = 0;
     uint32_t r = 0;
-    if ((c & 0xE0) == 0xC0) { len = 2; r = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; r = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; r = c & 0x07; }
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      r = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      r = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      r = c & 0x07;
+    }
     bool ok = len != 0 && i + len <= s.size();
     for (size_t k = 1; ok && k < len; ++k) {
       const unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -160,9 +209,9 @@ FieldError Duplicate(std::string field, std::string_view value) {
 }
 
 FieldError TooLong(std::string field, int64_t max_bytes) {
-  return {FieldError::Type::kTooLong, std::move(field), std::nullopt,
-          "may not be more than " + std::to_string(max_bytes) +
-              (max_bytes == 1 ? " byte" : " bytes")};
+  return {
+      FieldError::Type::kTooLong, std::move(field), std::nullopt,
+      "may not be more than " + std::to_string(max_bytes) + (max_bytes == 1 ? " byte" : " bytes")};
 }
 
 Status InvalidStatus(std::string_view qualified_kind, std::string_view name,

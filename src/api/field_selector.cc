@@ -5,9 +5,9 @@
 namespace tenure::api {
 namespace {
 
-using nlohmann::json;
 using internal::Child;
 using internal::StringAt;
+using nlohmann::json;
 
 const json& Sub(const json& object, const char* key) {
   const json* v = Child(object, key);

@@ -10,9 +10,9 @@
 namespace tenure::api {
 namespace {
 
-using nlohmann::json;
 using internal::Child;
 using internal::StringAt;
+using nlohmann::json;
 
 using NameFn = std::vector<std::string> (*)(std::string_view value, bool prefix);
 
@@ -120,7 +120,8 @@ void ValidateOwnerReferences(const json& meta, FieldErrors& errs) {
     if (name.empty()) errs.push_back(Invalid(path + ".name", name, "must not be empty"));
     if (uid.empty()) errs.push_back(Invalid(path + ".uid", uid, "must not be empty"));
     if (api_version == "v1" && kind == "Event") {
-      errs.push_back(InvalidRaw(path, ref.dump(), "/v1, Kind=Event is disallowed from being an owner"));
+      errs.push_back(
+          InvalidRaw(path, ref.dump(), "/v1, Kind=Event is disallowed from being an owner"));
     }
     const json* controller = Child(ref, "controller");
     if (controller != nullptr && controller->is_boolean() && controller->get<bool>()) {
@@ -170,8 +171,7 @@ void ValidateObjectMetaCommon(const json& meta, bool namespaced, FieldErrors& er
     errs.push_back(Forbidden("metadata.namespace", "not allowed on this type"));
   }
   const json* generation = Child(meta, "generation");
-  if (generation != nullptr && generation->is_number_integer() &&
-      generation->get<int64_t>() < 0) {
+  if (generation != nullptr && generation->is_number_integer() && generation->get<int64_t>() < 0) {
     errs.push_back(Invalid("metadata.generation", generation->get<int64_t>(),
                            "must be greater than or equal to 0"));
   }
@@ -198,14 +198,14 @@ void ValidateObjectMeta(const json& meta, bool namespaced, NameFn name_fn, Field
 }
 
 // pkg/apis/core/validation.ValidateObjectMeta: adds the legacy finalizer-name rule.
-void ValidateCoreObjectMeta(const json& meta, bool namespaced, NameFn name_fn,
-                            FieldErrors& errs) {
+void ValidateCoreObjectMeta(const json& meta, bool namespaced, NameFn name_fn, FieldErrors& errs) {
   ValidateObjectMeta(meta, namespaced, name_fn, errs);
   const auto finalizers = StringList(meta, "finalizers");
   for (size_t i = 0; i < finalizers.size(); ++i) {
     if (finalizers[i].find('/') == std::string::npos && !IsStandardFinalizer(finalizers[i])) {
-      errs.push_back(Invalid("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
-                             "name is neither a standard finalizer name nor is it fully qualified"));
+      errs.push_back(
+          Invalid("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
+                  "name is neither a standard finalizer name nor is it fully qualified"));
     }
   }
 }
@@ -263,8 +263,8 @@ void ValidateCoordinatedLeaseStrategy(std::string_view strategy, const std::stri
 void ValidateLeaseSpec(const json& spec, FieldErrors& errs) {
   const json* duration = Child(spec, "leaseDurationSeconds");
   if (duration != nullptr && duration->is_number_integer() && duration->get<int64_t>() <= 0) {
-    errs.push_back(Invalid("spec.leaseDurationSeconds", duration->get<int64_t>(),
-                           "must be greater than 0"));
+    errs.push_back(
+        Invalid("spec.leaseDurationSeconds", duration->get<int64_t>(), "must be greater than 0"));
   }
   const json* transitions = Child(spec, "leaseTransitions");
   if (transitions != nullptr && transitions->is_number_integer() &&
@@ -356,8 +356,9 @@ void ValidateNamespace(const json& object, FieldErrors& errs) {
   for (const auto& f : StringList(Sub(object, "spec"), "finalizers")) {
     for (auto& msg : IsQualifiedName(f)) errs.push_back(Invalid("spec.finalizers", f, msg));
     if (f.find('/') == std::string::npos && !IsStandardFinalizer(f)) {
-      errs.push_back(Invalid("spec.finalizers", f,
-                             "name is neither a standard finalizer name nor is it fully qualified"));
+      errs.push_back(
+          Invalid("spec.finalizers", f,
+                  "name is neither a standard finalizer name nor is it fully qualified"));
     }
   }
 }
@@ -471,7 +472,8 @@ Status ValidateCreate(const KindInfo& kind, const json& object) {
   FieldErrors errs;
   ValidateKind(kind, object, errs);
   // rest.BeforeCreate: the generic object-meta checks run only when the strategy found none.
-  if (errs.empty()) ValidateObjectMeta(Sub(object, "metadata"), kind.namespaced, PathSegmentName, errs);
+  if (errs.empty())
+    ValidateObjectMeta(Sub(object, "metadata"), kind.namespaced, PathSegmentName, errs);
   return InvalidStatus(kind.qualified_kind(), StringAt(Sub(object, "metadata"), "name"), errs);
 }
 

@@ -140,10 +140,10 @@ std::vector<std::string> IsQualifiedName(std::string_view value) {
       for (auto& msg : IsDNS1123Subdomain(prefix)) errs.push_back("prefix part " + msg);
     }
   } else {
-    errs.push_back("a qualified name " +
-                   RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                              {"MyName", "my.name", "123-abc"}) +
-                   " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+    errs.push_back(
+        "a qualified name " +
+        RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     return errs;
   }
   if (name.empty()) {

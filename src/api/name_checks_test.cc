@@ -80,8 +80,8 @@ TEST(SemVerTest, StrictParse) {
   EXPECT_TRUE(ParseSemVer("1.2.3"));
   EXPECT_TRUE(ParseSemVer("1.33.0-alpha.1+build.5"));
   EXPECT_TRUE(ParseSemVer("0.0.0"));
-  for (const char* bad : {"", "v1.2.3", "1.2", "1.2.3.4", "01.2.3", "1.02.3", "1.2.03",
-                          "1.2.3-", "1.2.3-01", "1.2.3+", "1.2.3-a..b", "1.2.x", "1.2.3-a_b"}) {
+  for (const char* bad : {"", "v1.2.3", "1.2", "1.2.3.4", "01.2.3", "1.02.3", "1.2.03", "1.2.3-",
+                          "1.2.3-01", "1.2.3+", "1.2.3-a..b", "1.2.x", "1.2.3-a_b"}) {
     EXPECT_FALSE(ParseSemVer(bad)) << bad;
   }
   EXPECT_LT(ParseSemVer("1.2.3")->Compare(*ParseSemVer("1.10.0")), 0);
@@ -107,21 +107,20 @@ TEST(FieldErrorTest, Rendering) {
 }
 
 TEST(FieldErrorTest, InvalidStatusOneAndMany) {
-  Status one = InvalidStatus("Lease.coordination.k8s.io", "bad",
-                             {Invalid("spec.leaseDurationSeconds", int64_t{-1},
-                                      "must be greater than 0")});
+  Status one =
+      InvalidStatus("Lease.coordination.k8s.io", "bad",
+                    {Invalid("spec.leaseDurationSeconds", int64_t{-1}, "must be greater than 0")});
   EXPECT_EQ(one.reason(), Reason::kInvalid);
   EXPECT_EQ(one.code(), 422);
   EXPECT_EQ(one.message(),
             "Lease.coordination.k8s.io \"bad\" is invalid: spec.leaseDurationSeconds: Invalid "
             "value: -1: must be greater than 0");
   ASSERT_EQ(one.causes().size(), 1u);
-  EXPECT_EQ(one.causes()[0], (StatusCause{"FieldValueInvalid",
-                                          "Invalid value: -1: must be greater than 0",
-                                          "spec.leaseDurationSeconds"}));
+  EXPECT_EQ(one.causes()[0],
+            (StatusCause{"FieldValueInvalid", "Invalid value: -1: must be greater than 0",
+                         "spec.leaseDurationSeconds"}));
 
-  Status many = InvalidStatus("ConfigMap", "x",
-                              {Required("a"), Required("b", "d"), Required("a")});
+  Status many = InvalidStatus("ConfigMap", "x", {Required("a"), Required("b", "d"), Required("a")});
   EXPECT_EQ(many.message(),
             "ConfigMap \"x\" is invalid: [a: Required value, b: Required value: d]");
   EXPECT_EQ(many.causes().size(), 2u);

@@ -63,24 +63,23 @@ struct Schemas {
                  {"spec", FT::kObject, E::kAlways, "v1.LeaseSpec", "", &lease_spec},
              }};
 
-    candidate_spec = {
-        "LeaseCandidateSpec",
+    candidate_spec = {"LeaseCandidateSpec",
+                      {
+                          {"leaseName", FT::kString, E::kAlways, "string", ""},
+                          {"pingTime", FT::kMicroTime, E::kPointer, "string", ""},
+                          {"renewTime", FT::kMicroTime, E::kPointer, "string", ""},
+                          {"binaryVersion", FT::kString, E::kAlways, "string", ""},
+                          {"emulationVersion", FT::kString, E::kOmitEmpty, "string", ""},
+                          {"strategy", FT::kString, E::kAlways, "v1.CoordinatedLeaseStrategy", ""},
+                      }};
+    candidate = {
+        "LeaseCandidate",
         {
-            {"leaseName", FT::kString, E::kAlways, "string", ""},
-            {"pingTime", FT::kMicroTime, E::kPointer, "string", ""},
-            {"renewTime", FT::kMicroTime, E::kPointer, "string", ""},
-            {"binaryVersion", FT::kString, E::kAlways, "string", ""},
-            {"emulationVersion", FT::kString, E::kOmitEmpty, "string", ""},
-            {"strategy", FT::kString, E::kAlways, "v1.CoordinatedLeaseStrategy", ""},
+            {"apiVersion", FT::kDroppedString, E::kOmitEmpty, "string", ""},
+            {"kind", FT::kDroppedString, E::kOmitEmpty, "string", ""},
+            {"metadata", FT::kObject, E::kAlways, "v1.ObjectMeta", "", &object_meta},
+            {"spec", FT::kObject, E::kAlways, "v1beta1.LeaseCandidateSpec", "", &candidate_spec},
         }};
-    candidate = {"LeaseCandidate",
-                 {
-                     {"apiVersion", FT::kDroppedString, E::kOmitEmpty, "string", ""},
-                     {"kind", FT::kDroppedString, E::kOmitEmpty, "string", ""},
-                     {"metadata", FT::kObject, E::kAlways, "v1.ObjectMeta", "", &object_meta},
-                     {"spec", FT::kObject, E::kAlways, "v1beta1.LeaseCandidateSpec", "",
-                      &candidate_spec},
-                 }};
 
     configmap = {"ConfigMap",
                  {
@@ -89,8 +88,7 @@ struct Schemas {
                      {"metadata", FT::kObject, E::kAlways, "v1.ObjectMeta", "", &object_meta},
                      {"immutable", FT::kBool, E::kPointer, "bool", ""},
                      {"data", FT::kStringMap, E::kOmitEmpty, "map[string]string", "string"},
-                     {"binaryData", FT::kBytesMap, E::kOmitEmpty, "map[string][]uint8",
-                      "[]uint8"},
+                     {"binaryData", FT::kBytesMap, E::kOmitEmpty, "map[string][]uint8", "[]uint8"},
                  }};
 
     namespace_condition = {"NamespaceCondition",
@@ -106,13 +104,13 @@ struct Schemas {
                           {"finalizers", FT::kStringList, E::kOmitEmpty, "[]v1.FinalizerName",
                            "v1.FinalizerName"},
                       }};
-    namespace_status = {"NamespaceStatus",
-                        {
-                            {"phase", FT::kString, E::kOmitEmpty, "v1.NamespacePhase", ""},
-                            {"conditions", FT::kObjectList, E::kOmitEmpty,
-                             "[]v1.NamespaceCondition", "v1.NamespaceCondition",
-                             &namespace_condition},
-                        }};
+    namespace_status = {
+        "NamespaceStatus",
+        {
+            {"phase", FT::kString, E::kOmitEmpty, "v1.NamespacePhase", ""},
+            {"conditions", FT::kObjectList, E::kOmitEmpty, "[]v1.NamespaceCondition",
+             "v1.NamespaceCondition", &namespace_condition},
+        }};
     ns = {"Namespace",
           {
               {"apiVersion", FT::kDroppedString, E::kOmitEmpty, "string", ""},
@@ -159,8 +157,7 @@ struct Schemas {
                  {"eventTime", FT::kMicroTime, E::kAlways, "string", ""},
                  {"series", FT::kObject, E::kPointer, "v1.EventSeries", "", &event_series},
                  {"action", FT::kString, E::kOmitEmpty, "string", ""},
-                 {"related", FT::kObject, E::kPointer, "v1.ObjectReference", "",
-                  &object_reference},
+                 {"related", FT::kObject, E::kPointer, "v1.ObjectReference", "", &object_reference},
                  {"reportingComponent", FT::kString, E::kAlways, "string", ""},
                  {"reportingInstance", FT::kString, E::kAlways, "string", ""},
              }};

@@ -24,7 +24,7 @@ enum class FieldType : uint8_t {
   kMicroTime,
   kTime,
   kStringMap,
-  kBytesMap,    // map of base64 strings (ConfigMap.binaryData)
+  kBytesMap,  // map of base64 strings (ConfigMap.binaryData)
   kStringList,
   kObject,
   kObjectList,

@@ -9,9 +9,9 @@
 namespace tenure::api {
 namespace {
 
-using nlohmann::json;
 using internal::Child;
 using internal::StringAt;
+using nlohmann::json;
 
 constexpr std::string_view kNameDoc =
     "Name must be unique within a namespace. Is required when creating resources, although some "
@@ -142,32 +142,37 @@ json TableColumns(const KindInfo& kind) {
          AgeColumn()});
   }
   if (kind.kind == "Namespace") {
-    return json::array({NameColumn(),
-                        Column("Status", "string", "", "The status of the namespace"),
-                        AgeColumn()});
+    return json::array(
+        {NameColumn(), Column("Status", "string", "", "The status of the namespace"), AgeColumn()});
   }
   // Event
   return json::array({
-      Column("Last Seen", "string", "", "The time at which the most recent occurrence of this "
-                                        "event was recorded."),
-      Column("Type", "string", "", "Type of this event (Normal, Warning), new types could be "
-                                   "added in the future"),
-      Column("Reason", "string", "", "This should be a short, machine understandable string "
-                                     "that gives the reason for the transition into the "
-                                     "object's current status."),
+      Column("Last Seen", "string", "",
+             "The time at which the most recent occurrence of this "
+             "event was recorded."),
+      Column("Type", "string", "",
+             "Type of this event (Normal, Warning), new types could be "
+             "added in the future"),
+      Column("Reason", "string", "",
+             "This should be a short, machine understandable string "
+             "that gives the reason for the transition into the "
+             "object's current status."),
       Column("Object", "string", "", "The object that this event is about."),
       Column("Subobject", "string", "",
              "If referring to a piece of an object instead of an entire object, this string "
              "should contain a valid JSON/Go field access statement, such as "
              "desiredState.manifest.containers[2].",
              1),
-      Column("Source", "string", "", "The component reporting this event. Should be a short "
-                                     "machine understandable string.",
+      Column("Source", "string", "",
+             "The component reporting this event. Should be a short "
+             "machine understandable string.",
              1),
-      Column("Message", "string", "", "A human-readable description of the status of this "
-                                      "operation."),
-      Column("First Seen", "string", "", "The time at which the event was first recorded. "
-                                         "(Time of server receipt is in TypeMeta.)",
+      Column("Message", "string", "",
+             "A human-readable description of the status of this "
+             "operation."),
+      Column("First Seen", "string", "",
+             "The time at which the event was first recorded. "
+             "(Time of server receipt is in TypeMeta.)",
              1),
       Column("Count", "string", "", "The number of times this event has occurred.", 1),
       Column("Name", "string", "name", kNameDoc, 1),
@@ -180,16 +185,16 @@ json TableCells(const KindInfo& kind, const json& object,
   const json& spec = Sub(object, "spec");
   const std::string_view name = StringAt(meta, "name");
   if (kind.kind == "Lease") {
-    return json::array({name, StringAt(spec, "holderIdentity"),
-                        Since(meta, "creationTimestamp", now)});
+    return json::array(
+        {name, StringAt(spec, "holderIdentity"), Since(meta, "creationTimestamp", now)});
   }
   if (kind.kind == "LeaseCandidate") {
     return json::array({name, StringAt(spec, "leaseName"), StringAt(spec, "binaryVersion"),
                         StringAt(spec, "emulationVersion"), Since(meta, "creationTimestamp", now)});
   }
   if (kind.kind == "ConfigMap") {
-    const int64_t n = static_cast<int64_t>(Sub(object, "data").size() +
-                                           Sub(object, "binaryData").size());
+    const int64_t n =
+        static_cast<int64_t>(Sub(object, "data").size() + Sub(object, "binaryData").size());
     return json::array({name, n, Since(meta, "creationTimestamp", now)});
   }
   if (kind.kind == "Namespace") {

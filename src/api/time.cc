@@ -145,9 +145,9 @@ std::optional<Timestamp> ParseTime(std::string_view s) {
     return std::nullopt;
   }
   if (pos != s.size()) return std::nullopt;
-  const int64_t secs = DaysFromCivil(year, static_cast<unsigned>(month),
-                                     static_cast<unsigned>(day)) * 86400 +
-                       hour * 3600 + minute * 60 + second - offset;
+  const int64_t secs =
+      DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+      hour * 3600 + minute * 60 + second - offset;
   return Timestamp(duration_cast<Timestamp::duration>(microseconds(secs * 1000000 + micros)));
 }
 

@@ -25,8 +25,7 @@ TEST(TimeTest, ParsesOffsetsAndTruncatesNanoseconds) {
             "2024-01-01T00:30:00.123456Z");
   EXPECT_EQ(FormatTime(*ParseTime("2023-12-31T23:00:00-01:30")), "2024-01-01T00:30:00Z");
   EXPECT_EQ(FormatTime(*ParseTime("1969-12-31T23:59:59.9Z")), "1969-12-31T23:59:59Z");
-  EXPECT_EQ(FormatMicroTime(*ParseTime("1969-12-31T23:59:59.9Z")),
-            "1969-12-31T23:59:59.900000Z");
+  EXPECT_EQ(FormatMicroTime(*ParseTime("1969-12-31T23:59:59.9Z")), "1969-12-31T23:59:59.900000Z");
 }
 
 TEST(TimeTest, EpochAndLeapDays) {
@@ -36,10 +35,10 @@ TEST(TimeTest, EpochAndLeapDays) {
 }
 
 TEST(TimeTest, RejectsNonRfc3339) {
-  for (const char* bad : {"", "2024-01-01", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z",
-                          "2024-01-01T24:00:00Z", "2024-01-01T00:00:00.Z",
-                          "2024-01-01T00:00:00+0200", "2024-01-01T00:00:00Zjunk",
-                          "yesterday", "2024-01-01 00:00:00Z"}) {
+  for (const char* bad :
+       {"", "2024-01-01", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z",
+        "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+0200", "2024-01-01T00:00:00Zjunk",
+        "yesterday", "2024-01-01 00:00:00Z"}) {
     EXPECT_FALSE(ParseTime(bad)) << bad;
   }
 }
@@ -48,8 +47,7 @@ TEST(TimeTest, TruncationIsFloorForNegativeTimes) {
   const Timestamp t(nanoseconds(-1));
   EXPECT_EQ(FormatMicroTime(t), "1969-12-31T23:59:59.999999Z");
   EXPECT_EQ(FormatTime(t), "1969-12-31T23:59:59Z");
-  EXPECT_EQ(TruncateToMicros(Timestamp(nanoseconds(1999))).time_since_epoch(),
-            microseconds(1));
+  EXPECT_EQ(TruncateToMicros(Timestamp(nanoseconds(1999))).time_since_epoch(), microseconds(1));
 }
 
 TEST(HumanDurationTest, MatchesKubectl) {

@@ -135,7 +135,7 @@ struct Event {
   std::optional<Timestamp> first_timestamp;  // Time
   std::optional<Timestamp> last_timestamp;   // Time
   int32_t count = 0;
-  std::string type;  // "Normal" or "Warning"
+  std::string type;                     // "Normal" or "Warning"
   std::optional<Timestamp> event_time;  // MicroTime
   std::optional<EventSeries> series;
   std::string action;

@@ -17,8 +17,16 @@
 namespace tenure::api {
 
 struct FieldError {
-  enum class Type { kInvalid, kRequired, kNotSupported, kTooLong, kForbidden, kDuplicate,
-                    kTooMany, kInternal };
+  enum class Type {
+    kInvalid,
+    kRequired,
+    kNotSupported,
+    kTooLong,
+    kForbidden,
+    kDuplicate,
+    kTooMany,
+    kInternal
+  };
   Type type = Type::kInvalid;
   std::string field;                 // "spec.leaseDurationSeconds"
   std::optional<std::string> value;  // the bad value as Go prints it: -1, "abc" (quoted)

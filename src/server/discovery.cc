@@ -22,8 +22,8 @@ std::string GroupVersion(std::string_view group, std::string_view version) {
 // sha256("<group>/<version>/<kind>") of the storage (preferred) version.
 std::string StorageVersionHash(const api::KindInfo& kind) {
   std::string_view version = kind.versions.empty() ? std::string_view("v1") : kind.versions[0];
-  std::string input = std::string(kind.group) + "/" + std::string(version) + "/" +
-                      std::string(kind.kind);
+  std::string input =
+      std::string(kind.group) + "/" + std::string(version) + "/" + std::string(kind.kind);
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
   unsigned char encoded[16] = {};
@@ -90,8 +90,8 @@ std::vector<const api::KindInfo*> KindsAt(const std::vector<ServedVersion>& serv
 json GroupJson(const std::vector<ServedVersion>& served, std::string_view group) {
   json versions = json::array();
   for (std::string_view version : VersionsOf(served, group)) {
-    versions.push_back({{"groupVersion", GroupVersion(group, version)},
-                        {"version", std::string(version)}});
+    versions.push_back(
+        {{"groupVersion", GroupVersion(group, version)}, {"version", std::string(version)}});
   }
   json out = {{"name", std::string(group)}, {"versions", versions}};
   if (!versions.empty()) out["preferredVersion"] = versions[0];
@@ -161,8 +161,8 @@ std::optional<std::string_view> AggregatedDiscoveryVersion(std::string_view acce
   while (!accept_header.empty()) {
     size_t comma = accept_header.find(',');
     std::string_view media = accept_header.substr(0, comma);
-    accept_header = comma == std::string_view::npos ? std::string_view()
-                                                    : accept_header.substr(comma + 1);
+    accept_header =
+        comma == std::string_view::npos ? std::string_view() : accept_header.substr(comma + 1);
     // Split "type;param=value;..." and compare case-insensitively, ignoring spaces.
     std::string type;
     std::string g, v, as;
@@ -170,8 +170,8 @@ std::optional<std::string_view> AggregatedDiscoveryVersion(std::string_view acce
     bool first = true;
     while (start <= media.size()) {
       size_t semi = media.find(';', start);
-      std::string_view part = media.substr(start, semi == std::string_view::npos ? media.npos
-                                                                                 : semi - start);
+      std::string_view part =
+          media.substr(start, semi == std::string_view::npos ? media.npos : semi - start);
       std::string clean;
       for (char c : part) {
         if (c != ' ' && c != '\t') clean += c;
@@ -190,8 +190,7 @@ std::optional<std::string_view> AggregatedDiscoveryVersion(std::string_view acce
       if (semi == std::string_view::npos) break;
       start = semi + 1;
     }
-    if (type != "application/json" || g != "apidiscovery.k8s.io" ||
-        as != "APIGroupDiscoveryList") {
+    if (type != "application/json" || g != "apidiscovery.k8s.io" || as != "APIGroupDiscoveryList") {
       continue;
     }
     if (v == "v2") v2 = true;
@@ -312,8 +311,8 @@ json VersionInfo(const EmulatedVersion& version) {
       {"emulationMinor", minor},
       {"minCompatibilityMajor", std::to_string(version.major)},
       {"minCompatibilityMinor", std::to_string(version.minor > 0 ? version.minor - 1 : 0)},
-      {"gitVersion", "v" + std::to_string(version.major) + "." + minor + "." +
-                         std::to_string(version.patch)},
+      {"gitVersion",
+       "v" + std::to_string(version.major) + "." + minor + "." + std::to_string(version.patch)},
       {"gitCommit", version.git_commit},
       {"gitTreeState", "clean"},
       {"buildDate", version.build_date},

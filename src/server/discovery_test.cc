@@ -174,7 +174,9 @@ TEST(DiscoveryTest, AggregatedCore) {
       EXPECT_EQ(r["scope"], "Cluster");
       EXPECT_EQ(r["responseKind"]["kind"], "Namespace");
     }
-    if (r["resource"] == "configmaps") EXPECT_EQ(r["shortNames"], json::array({"cm"}));
+    if (r["resource"] == "configmaps") {
+      EXPECT_EQ(r["shortNames"], json::array({"cm"}));
+    }
   }
   EXPECT_TRUE(saw_namespaces);
 

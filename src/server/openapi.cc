@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace tenure::server {
@@ -93,7 +93,8 @@ json Object(const std::string& d, json properties, json required = nullptr) {
   return out;
 }
 json Gvk(std::string_view group, std::string_view version, std::string_view kind) {
-  return {{"group", std::string(group)}, {"version", std::string(version)},
+  return {{"group", std::string(group)},
+          {"version", std::string(version)},
           {"kind", std::string(kind)}};
 }
 
@@ -449,8 +450,9 @@ void AddMetaSchemas(json& schemas, std::string_view group, std::string_view vers
 
   schemas[MetaName("Patch")] = {
       {"type", "object"},
-      {"description", "Patch is provided to give a concrete name and type to the Kubernetes "
-                      "PATCH request body."}};
+      {"description",
+       "Patch is provided to give a concrete name and type to the Kubernetes "
+       "PATCH request body."}};
   schemas["io.k8s.apimachinery.pkg.runtime.RawExtension"] = {
       {"type", "object"},
       {"description",
@@ -505,8 +507,9 @@ void AddMetaSchemas(json& schemas, std::string_view group, std::string_view vers
        {"groupVersion", String("groupVersion is the group and version this APIResourceList is "
                                "for.")},
        {"kind", String(kKindDesc)},
-       {"resources", ListOf(MetaName("APIResource"), "resources contains the name of the "
-                                                     "resources and if they are namespaced.")}},
+       {"resources", ListOf(MetaName("APIResource"),
+                            "resources contains the name of the "
+                            "resources and if they are namespaced.")}},
       json::array({"groupVersion", "resources"}));
   resource_list["x-kubernetes-group-version-kind"] =
       json::array({Gvk("", "v1", "APIResourceList")});
@@ -526,8 +529,8 @@ void AddLease(json& schemas, std::string_view group, std::string_view version) {
   std::string p = Package(group, version);
   schemas[p + "LeaseSpec"] = Object(
       "LeaseSpec is a specification of a Lease.",
-      {{"acquireTime", Field(MetaName("MicroTime"),
-                             "acquireTime is a time when the current lease was acquired.")},
+      {{"acquireTime",
+        Field(MetaName("MicroTime"), "acquireTime is a time when the current lease was acquired.")},
        {"holderIdentity",
         String("holderIdentity contains the identity of the holder of a current lease. If "
                "Coordinated Leader Election is used, the holder identity must be equal to the "
@@ -553,12 +556,12 @@ void AddLease(json& schemas, std::string_view group, std::string_view version) {
   schemas[p + "Lease"] = KindSchema(
       "Lease defines a lease concept.", group, version, "Lease", kMetadataMoreInfo,
       {{"spec", Field(p + "LeaseSpec",
-                      "spec contains the specification of the Lease. " +
-                          std::string(kSpecMoreInfo),
+                      "spec contains the specification of the Lease. " + std::string(kSpecMoreInfo),
                       true)}});
-  schemas[p + "LeaseList"] = ListSchema("LeaseList is a list of Lease objects.", group, version,
-                                        "LeaseList", p + "Lease", "items is a list of schema "
-                                                                  "objects.");
+  schemas[p + "LeaseList"] =
+      ListSchema("LeaseList is a list of Lease objects.", group, version, "LeaseList", p + "Lease",
+                 "items is a list of schema "
+                 "objects.");
 }
 
 void AddLeaseCandidate(json& schemas, std::string_view group, std::string_view version) {
@@ -608,8 +611,7 @@ void AddLeaseCandidate(json& schemas, std::string_view group, std::string_view v
       group, version, "LeaseCandidate",
       "metadata is the standard object's metadata. " + std::string(kMetadataMoreInfo),
       {{"spec", Field(p + "LeaseCandidateSpec",
-                      "spec contains the specification of the Lease. " +
-                          std::string(kSpecMoreInfo),
+                      "spec contains the specification of the Lease. " + std::string(kSpecMoreInfo),
                       true)}});
   schemas[p + "LeaseCandidateList"] =
       ListSchema("LeaseCandidateList is a list of Lease objects.", group, version,
@@ -650,8 +652,8 @@ void AddNamespace(json& schemas, std::string_view group, std::string_view versio
       "Finalizers is an opaque list of values that must be empty to permanently remove object "
       "from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/");
   finalizers["x-kubernetes-list-type"] = "atomic";
-  schemas[p + "NamespaceSpec"] =
-      Object("NamespaceSpec describes the attributes on a Namespace.", {{"finalizers", finalizers}});
+  schemas[p + "NamespaceSpec"] = Object("NamespaceSpec describes the attributes on a Namespace.",
+                                        {{"finalizers", finalizers}});
   json conditions = ListOf(p + "NamespaceCondition",
                            "Represents the latest available observations of a namespace's "
                            "current state.");
@@ -670,8 +672,9 @@ void AddNamespace(json& schemas, std::string_view group, std::string_view versio
              {{"conditions", conditions}, {"phase", phase}});
   json condition = Object(
       "NamespaceCondition contains details about state of namespace.",
-      {{"lastTransitionTime", Field(MetaName("Time"), "Last time the condition transitioned "
-                                                      "from one status to another.")},
+      {{"lastTransitionTime", Field(MetaName("Time"),
+                                    "Last time the condition transitioned "
+                                    "from one status to another.")},
        {"message", String("Human-readable message indicating details about last transition.")},
        {"reason", String("Unique, one-word, CamelCase reason for the condition's last "
                          "transition.")},
@@ -684,13 +687,13 @@ void AddNamespace(json& schemas, std::string_view group, std::string_view versio
   schemas[p + "Namespace"] = KindSchema(
       "Namespace provides a scope for Names. Use of multiple namespaces is optional.", group,
       version, "Namespace", kStandardObjectMeta,
-      {{"spec", Field(p + "NamespaceSpec",
-                      "Spec defines the behavior of the Namespace. " + std::string(kSpecMoreInfo),
-                      true)},
-       {"status", Field(p + "NamespaceStatus",
-                        "Status describes the current status of a Namespace. " +
-                            std::string(kSpecMoreInfo),
-                        true)}});
+      {{"spec",
+        Field(p + "NamespaceSpec",
+              "Spec defines the behavior of the Namespace. " + std::string(kSpecMoreInfo), true)},
+       {"status",
+        Field(p + "NamespaceStatus",
+              "Status describes the current status of a Namespace. " + std::string(kSpecMoreInfo),
+              true)}});
   schemas[p + "NamespaceList"] = ListSchema(
       "NamespaceList is a list of Namespaces.", group, version, "NamespaceList", p + "Namespace",
       "Items is the list of Namespace objects in the list. More info: "
@@ -749,25 +752,30 @@ void AddEvent(json& schemas, std::string_view group, std::string_view version) {
       {{"action", String("What action was taken/failed regarding to the Regarding object.")},
        {"count", Int32("The number of times this event has occurred.")},
        {"eventTime", Field(MetaName("MicroTime"), "Time when this Event was first observed.")},
-       {"firstTimestamp", Field(MetaName("Time"), "The time at which the event was first "
-                                                  "recorded. (Time of server receipt is in "
-                                                  "TypeMeta.)")},
-       {"involvedObject", Field(p + "ObjectReference", "The object that this event is about.",
-                                true)},
-       {"lastTimestamp", Field(MetaName("Time"), "The time at which the most recent occurrence "
-                                                 "of this event was recorded.")},
+       {"firstTimestamp", Field(MetaName("Time"),
+                                "The time at which the event was first "
+                                "recorded. (Time of server receipt is in "
+                                "TypeMeta.)")},
+       {"involvedObject",
+        Field(p + "ObjectReference", "The object that this event is about.", true)},
+       {"lastTimestamp", Field(MetaName("Time"),
+                               "The time at which the most recent occurrence "
+                               "of this event was recorded.")},
        {"message", String("A human-readable description of the status of this operation.")},
        {"reason", String("This should be a short, machine understandable string that gives the "
                          "reason for the transition into the object's current status.")},
-       {"related", Field(p + "ObjectReference", "Optional secondary object for more complex "
-                                                "actions.")},
+       {"related", Field(p + "ObjectReference",
+                         "Optional secondary object for more complex "
+                         "actions.")},
        {"reportingComponent", String("Name of the controller that emitted this Event, e.g. "
                                      "`kubernetes.io/kubelet`.")},
        {"reportingInstance", String("ID of the controller instance, e.g. `kubelet-xyzf`.")},
-       {"series", Field(p + "EventSeries", "Data about the Event series this event represents "
-                                           "or nil if it's a singleton Event.")},
-       {"source", Field(p + "EventSource", "The component reporting this event. Should be a "
-                                           "short machine understandable string.",
+       {"series", Field(p + "EventSeries",
+                        "Data about the Event series this event represents "
+                        "or nil if it's a singleton Event.")},
+       {"source", Field(p + "EventSource",
+                        "The component reporting this event. Should be a "
+                        "short machine understandable string.",
                         true)},
        {"type", String("Type of this event (Normal, Warning), new types could be added in the "
                        "future")}},
@@ -783,11 +791,10 @@ void AddGeneric(json& schemas, const api::KindInfo& kind, std::string_view versi
                            kStandardObjectMeta, json::object());
   object["x-kubernetes-preserve-unknown-fields"] = true;
   schemas[p + std::string(kind.kind)] = object;
-  schemas[p + std::string(kind.list_kind)] =
-      ListSchema(std::string(kind.list_kind) + " is a list of " + std::string(kind.kind) +
-                     " objects.",
-                 kind.group, version, kind.list_kind, p + std::string(kind.kind),
-                 "items is a list of objects.");
+  schemas[p + std::string(kind.list_kind)] = ListSchema(
+      std::string(kind.list_kind) + " is a list of " + std::string(kind.kind) + " objects.",
+      kind.group, version, kind.list_kind, p + std::string(kind.kind),
+      "items is a list of objects.");
 }
 
 void AddKind(json& schemas, const api::KindInfo& kind, std::string_view version) {
@@ -877,10 +884,12 @@ json ListParams() {
                  "server. Since this value is server defined, clients may only use the continue "
                  "value from a previous query result with identical query parameters (except "
                  "for the value of continue)."),
-      QueryParam("fieldSelector", "A selector to restrict the list of returned objects by their "
-                                  "fields. Defaults to everything."),
-      QueryParam("labelSelector", "A selector to restrict the list of returned objects by their "
-                                  "labels. Defaults to everything."),
+      QueryParam("fieldSelector",
+                 "A selector to restrict the list of returned objects by their "
+                 "fields. Defaults to everything."),
+      QueryParam("labelSelector",
+                 "A selector to restrict the list of returned objects by their "
+                 "labels. Defaults to everything."),
       QueryParam("limit",
                  "limit is a maximum number of responses to return for a list call. If more "
                  "items exist, the server will set the `continue` field on the list metadata to "
@@ -970,7 +979,8 @@ std::string OperationGroup(std::string_view group, std::string_view version) {
 
 // "a " or "an ", as kube's operation descriptions ("create a Lease", "create an Event").
 std::string Article(std::string_view noun) {
-  char c = noun.empty() ? 'x' : static_cast<char>(std::tolower(static_cast<unsigned char>(noun[0])));
+  char c =
+      noun.empty() ? 'x' : static_cast<char>(std::tolower(static_cast<unsigned char>(noun[0])));
   return std::string_view("aeiou").find(c) != std::string_view::npos ? "an " : "a ";
 }
 
@@ -1007,8 +1017,9 @@ void AddPaths(json& paths, const api::KindInfo& kind, std::string_view version) 
     return json{{"required", true}, {"content", std::move(content)}};
   };
 
-  json namespace_param = PathParam("namespace", "object name and auth scope, such as for teams "
-                                                "and projects");
+  json namespace_param = PathParam("namespace",
+                                   "object name and auth scope, such as for teams "
+                                   "and projects");
   json name_param = PathParam("name", "name of the " + k);
 
   // Collection.
@@ -1018,12 +1029,10 @@ void AddPaths(json& paths, const api::KindInfo& kind, std::string_view version) 
   list_op["parameters"] = ListParams();
   list_op["responses"] = Responses({{"200", &list}}, true);
   collection["get"] = list_op;
-  json create = op("post", "create " + Article(k) + k,
-                   "create" + og + scope + k);
+  json create = op("post", "create " + Article(k) + k, "create" + og + scope + k);
   create["parameters"] = json::array({DryRun(), FieldManager(false), FieldValidation()});
   create["requestBody"] = body({{"*/*", {{"schema", Ref(object)}}}});
-  create["responses"] =
-      Responses({{"200", &object}, {"201", &object}, {"202", &object}});
+  create["responses"] = Responses({{"200", &object}, {"201", &object}, {"202", &object}});
   collection["post"] = create;
   if (!(group.empty() && kind.resource == "namespaces")) {
     json delete_collection = op("deletecollection", "delete collection of " + k,
@@ -1040,9 +1049,8 @@ void AddPaths(json& paths, const api::KindInfo& kind, std::string_view version) 
   paths[collection_path] = collection;
 
   // Item.
-  json item = {{"parameters", kind.namespaced
-                                  ? json::array({name_param, namespace_param, Pretty()})
-                                  : json::array({name_param, Pretty()})}};
+  json item = {{"parameters", kind.namespaced ? json::array({name_param, namespace_param, Pretty()})
+                                              : json::array({name_param, Pretty()})}};
   json read = op("get", "read the specified " + k, "read" + og + scope + k);
   read["responses"] = Responses({{"200", &object}});
   item["get"] = read;
@@ -1060,16 +1068,15 @@ void AddPaths(json& paths, const api::KindInfo& kind, std::string_view version) 
                               "must be unset for non-apply patch requests.",
                               "boolean")});
   json patch_content = json::object();
-  for (const char* type : {"application/apply-patch+yaml", "application/json-patch+json",
-                           "application/merge-patch+json",
-                           "application/strategic-merge-patch+json"}) {
+  for (const char* type :
+       {"application/apply-patch+yaml", "application/json-patch+json",
+        "application/merge-patch+json", "application/strategic-merge-patch+json"}) {
     patch_content[type] = {{"schema", Ref(patch)}};
   }
   patch_op["requestBody"] = body(patch_content);
   patch_op["responses"] = Responses({{"200", &object}, {"201", &object}});
   item["patch"] = patch_op;
-  json remove = op("delete", "delete " + Article(k) + k,
-                   "delete" + og + scope + k);
+  json remove = op("delete", "delete " + Article(k) + k, "delete" + og + scope + k);
   remove["parameters"] = DeleteParams();
   remove["requestBody"] = body({{"*/*", {{"schema", Ref(delete_options)}}}});
   remove["responses"] = Responses({{"200", &status}, {"202", &status}});
@@ -1078,8 +1085,8 @@ void AddPaths(json& paths, const api::KindInfo& kind, std::string_view version) 
 
   // List across namespaces.
   if (kind.namespaced) {
-    json all = op("list", "list or watch objects of kind " + k,
-                  "list" + og + k + "ForAllNamespaces");
+    json all =
+        op("list", "list or watch objects of kind " + k, "list" + og + k + "ForAllNamespaces");
     all["responses"] = Responses({{"200", &list}}, true);
     json all_params = ListParams();
     all_params.push_back(Pretty());

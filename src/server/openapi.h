@@ -51,8 +51,8 @@ class OpenApiV3Documents {
   explicit OpenApiV3Documents(const std::vector<ServedVersion>& served);
 
   const std::string& index_body() const { return index_body_; }
-  // `key` is the request path after "/openapi/v3/" without the query ("apis/coordination.k8s.io/v1");
-  // nullptr when there is no such document (404).
+  // `key` is the request path after "/openapi/v3/" without the query
+  // ("apis/coordination.k8s.io/v1"); nullptr when there is no such document (404).
   const Document* Find(std::string_view key) const;
 
  private:

@@ -100,8 +100,7 @@ TEST(OpenApiTest, EveryKindHasSchemasAndResolvableRefs) {
     EXPECT_FALSE(refs.empty());
     for (const std::string& ref : refs) {
       ASSERT_EQ(ref.rfind("#/components/schemas/", 0), 0u) << ref;
-      EXPECT_TRUE(schemas.contains(ref.substr(std::string("#/components/schemas/").size())))
-          << ref;
+      EXPECT_TRUE(schemas.contains(ref.substr(std::string("#/components/schemas/").size()))) << ref;
     }
     // Every schema property has a description or a type (what kubectl explain prints).
     for (const auto& [name, schema] : schemas.items()) {
@@ -166,7 +165,7 @@ TEST(OpenApiTest, ItemPathsFollowScope) {
 
   auto leases = OpenApiV3Document(Served(), "coordination.k8s.io", "v1");
   EXPECT_EQ((*leases)["paths"]["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"]
-                      ["patch"]["operationId"],
+                     ["patch"]["operationId"],
             "patchCoordinationV1NamespacedLease");
 }
 
@@ -199,20 +198,18 @@ TEST(OpenApiTest, ExplainAndStrategicMergeMetadata) {
   EXPECT_EQ(core_schemas["io.k8s.api.core.v1.NamespaceStatus"]["properties"]["conditions"]
                         ["x-kubernetes-patch-merge-key"],
             "type");
-  EXPECT_EQ(core_schemas["io.k8s.api.core.v1.Event"]["properties"]["involvedObject"]["allOf"][0]
-                        ["$ref"],
-            "#/components/schemas/io.k8s.api.core.v1.ObjectReference");
+  EXPECT_EQ(
+      core_schemas["io.k8s.api.core.v1.Event"]["properties"]["involvedObject"]["allOf"][0]["$ref"],
+      "#/components/schemas/io.k8s.api.core.v1.ObjectReference");
 
   auto candidates = OpenApiV3Document(Served(), "coordination.k8s.io", "v1beta1");
   const json& candidate_spec =
       (*candidates)["components"]["schemas"]["io.k8s.api.coordination.v1beta1.LeaseCandidateSpec"];
-  EXPECT_EQ(candidate_spec["required"],
-            json::array({"leaseName", "binaryVersion", "strategy"}));
+  EXPECT_EQ(candidate_spec["required"], json::array({"leaseName", "binaryVersion", "strategy"}));
 }
 
 TEST(OpenApiTest, V2Fallback) {
-  OpenApiV2Reply protobuf =
-      OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+  OpenApiV2Reply protobuf = OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
   EXPECT_EQ(protobuf.status, 200);
   EXPECT_EQ(protobuf.content_type, "application/octet-stream");
   EXPECT_TRUE(protobuf.body.empty());

@@ -12,7 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kRejected = "the server rejected our request due to an error in our request";
+constexpr std::string_view kRejected =
+    "the server rejected our request due to an error in our request";
 constexpr size_t kMaxJsonPatchOperations = 10000;
 
 // A JSON patch operation that does not apply: kube-apiserver's 422 with the json-patch error as
@@ -175,8 +176,8 @@ Status ApplyOperation(json& doc, const json& op) {
   if (!op.is_object()) return NotApplicable("json patch operation must be an object");
   auto kind_it = op.find("op");
   std::string kind = kind_it != op.end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
-  if (kind != "add" && kind != "remove" && kind != "replace" && kind != "move" &&
-      kind != "copy" && kind != "test") {
+  if (kind != "add" && kind != "remove" && kind != "replace" && kind != "move" && kind != "copy" &&
+      kind != "test") {
     return NotApplicable("Unexpected kind: " + kind);
   }
   auto path = MemberString(op, "path", kind);
@@ -278,8 +279,8 @@ class Merger {
           return Strip(replaced);
         }
         if (directive != "merge") {
-          return Status::BadRequest("unknown patch type: " + directive + " in map: " +
-                                    patch.dump());
+          return Status::BadRequest("unknown patch type: " + directive +
+                                    " in map: " + patch.dump());
         }
       }
     }
@@ -307,7 +308,8 @@ class Merger {
         if (target == result.end() || !target->is_array()) continue;
         json kept = json::array();
         for (const auto& element : *target) {
-          if (std::find(value.begin(), value.end(), element) == value.end()) kept.push_back(element);
+          if (std::find(value.begin(), value.end(), element) == value.end())
+            kept.push_back(element);
         }
         if (kept.empty()) {
           result.erase(field);
@@ -405,8 +407,8 @@ class Merger {
       if (directive == "replace") {
         replace = true;
       } else if (directive != "merge") {
-        return Status::BadRequest("unknown patch type: " + directive.dump() + " in list: " +
-                                  patch.dump());
+        return Status::BadRequest("unknown patch type: " + directive.dump() +
+                                  " in list: " + patch.dump());
       }
     }
     if (replace) return Strip(patch);
@@ -590,11 +592,13 @@ Result<json> ApplyStrategicMergePatch(const json& target, const json& patch) {
 
 Result<json> ApplyServerSideApply(const json* existing, const json& applied) {
   if (!applied.is_object()) {
-    return Status::BadRequest("error decoding YAML: the applied configuration must be an object, got " +
-                              std::string(applied.type_name()));
+    return Status::BadRequest(
+        "error decoding YAML: the applied configuration must be an object, got " +
+        std::string(applied.type_name()));
   }
   json configuration = applied;
-  if (auto meta = configuration.find("metadata"); meta != configuration.end() && meta->is_object()) {
+  if (auto meta = configuration.find("metadata");
+      meta != configuration.end() && meta->is_object()) {
     meta->erase("managedFields");
   }
   if (existing == nullptr || existing->is_null()) return PruneNulls(configuration);

@@ -95,8 +95,7 @@ TEST(PatchJsonTest, Rfc6902Vectors) {
       {R"({"foo":"bar"})", R"([{"op":"add","path":"/baz","value":"qux","xyz":123}])",
        R"({"foo":"bar","baz":"qux"})"},
       // A.14: ~ escapes.
-      {R"({"/":9,"~1":10})", R"([{"op":"test","path":"/~01","value":10}])",
-       R"({"/":9,"~1":10})"},
+      {R"({"/":9,"~1":10})", R"([{"op":"test","path":"/~01","value":10}])", R"({"/":9,"~1":10})"},
       {R"({"/":9,"~1":10})", R"([{"op":"add","path":"/~1x","value":1}])",
        R"({"/":9,"~1":10,"/x":1})"},
       // A.16: adding an array value; "-" appends.
@@ -143,15 +142,15 @@ TEST(PatchJsonTest, Rfc6902Errors) {
     EXPECT_EQ(result.status().causes()[0].type, "UnexpectedServerResponse");
     EXPECT_FALSE(result.status().causes()[0].message.empty());
   }
-  auto test_failed = ApplyJsonPatch(J(R"({"a":"x"})"),
-                                    J(R"([{"op":"test","path":"/a","value":"y"}])"));
+  auto test_failed =
+      ApplyJsonPatch(J(R"({"a":"x"})"), J(R"([{"op":"test","path":"/a","value":"y"}])"));
   EXPECT_EQ(test_failed.status().causes()[0].message, "testing value /a failed: test failed");
 }
 
 TEST(PatchJsonTest, OperationsApplyInOrderAndAllOrNothing) {
   json target = J(R"({"spec":{"holderIdentity":"a"}})");
-  auto result = ApplyJsonPatch(
-      target, J(R"([{"op":"replace","path":"/spec/holderIdentity","value":"b"},
+  auto result =
+      ApplyJsonPatch(target, J(R"([{"op":"replace","path":"/spec/holderIdentity","value":"b"},
                     {"op":"test","path":"/spec/holderIdentity","value":"b"},
                     {"op":"add","path":"/metadata","value":{"labels":{"x":"y"}}}])"));
   ASSERT_TRUE(result.ok());
@@ -176,8 +175,7 @@ const char* kLease = R"({
   "spec":{"holderIdentity":"a","leaseDurationSeconds":15}})";
 
 TEST(PatchStrategicTest, BehavesAsMergePatchForPlainFields) {
-  auto result = ApplyStrategicMergePatch(
-      J(kLease), J(R"({"metadata":{"labels":{"a":null,"c":"3"}},
+  auto result = ApplyStrategicMergePatch(J(kLease), J(R"({"metadata":{"labels":{"a":null,"c":"3"}},
                        "spec":{"holderIdentity":"b","leaseDurationSeconds":null}})"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ((*result)["metadata"]["labels"], J(R"({"b":"2","c":"3"})"));
@@ -186,7 +184,8 @@ TEST(PatchStrategicTest, BehavesAsMergePatchForPlainFields) {
 }
 
 TEST(PatchStrategicTest, FinalizersMergeAsASet) {
-  auto result = ApplyStrategicMergePatch(J(kLease), J(R"({"metadata":{"finalizers":["f2","f3"]}})"));
+  auto result =
+      ApplyStrategicMergePatch(J(kLease), J(R"({"metadata":{"finalizers":["f2","f3"]}})"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ((*result)["metadata"]["finalizers"], J(R"(["f1","f2","f3"])"));
 }
@@ -206,9 +205,27 @@ TEST(PatchStrategicTest, DeleteFromPrimitiveListAndSetElementOrder) {
   EXPECT_FALSE((*emptied)["metadata"].contains("finalizers"));
 }
 
+// The patch kubectl 1.33 `apply` computed from the OpenAPI v3 documents (openapi.h) when a
+// manifest changed metadata.finalizers from [a, b] to [b, c].
+TEST(PatchStrategicTest, KubectlApplyPatch) {
+  json lease = J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+                     "metadata":{"name":"x","namespace":"default","finalizers":["a","b"]},
+                     "spec":{"holderIdentity":"one"}})");
+  auto result =
+      ApplyStrategicMergePatch(lease, J(R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["a"],
+                               "$setElementOrder/finalizers":["b","c"],
+                               "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},
+                               "finalizers":["c"]},
+                  "spec":{"holderIdentity":"two"}})"));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(*result, J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+                           "metadata":{"name":"x","namespace":"default","finalizers":["b","c"],
+                                       "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},
+                           "spec":{"holderIdentity":"two"}})"));
+}
+
 TEST(PatchStrategicTest, OwnerReferencesMergeByUid) {
-  auto result = ApplyStrategicMergePatch(
-      J(kLease), J(R"({"metadata":{"ownerReferences":[
+  auto result = ApplyStrategicMergePatch(J(kLease), J(R"({"metadata":{"ownerReferences":[
                          {"uid":"u2","controller":true},
                          {"uid":"u1","$patch":"delete"},
                          {"apiVersion":"v1","kind":"ConfigMap","name":"z","uid":"u3"}]}})"));
@@ -218,12 +235,13 @@ TEST(PatchStrategicTest, OwnerReferencesMergeByUid) {
                   {"apiVersion":"v1","kind":"ConfigMap","name":"z","uid":"u3"}])"));
 
   auto reordered = ApplyStrategicMergePatch(
-      J(kLease), J(R"({"metadata":{"$setElementOrder/ownerReferences":[{"uid":"u2"},{"uid":"u1"}]}})"));
+      J(kLease),
+      J(R"({"metadata":{"$setElementOrder/ownerReferences":[{"uid":"u2"},{"uid":"u1"}]}})"));
   ASSERT_TRUE(reordered.ok());
   EXPECT_EQ((*reordered)["metadata"]["ownerReferences"][0]["uid"], "u2");
 
-  auto missing_key = ApplyStrategicMergePatch(
-      J(kLease), J(R"({"metadata":{"ownerReferences":[{"name":"q"}]}})"));
+  auto missing_key =
+      ApplyStrategicMergePatch(J(kLease), J(R"({"metadata":{"ownerReferences":[{"name":"q"}]}})"));
   EXPECT_EQ(missing_key.status().reason(), Reason::kBadRequest);
 }
 
@@ -244,8 +262,8 @@ TEST(PatchStrategicTest, MapDirectives) {
   ASSERT_TRUE(deleted.ok());
   EXPECT_FALSE(deleted->contains("spec"));
 
-  auto merged = ApplyStrategicMergePatch(
-      J(kLease), J(R"({"spec":{"$patch":"merge","holderIdentity":"c"}})"));
+  auto merged =
+      ApplyStrategicMergePatch(J(kLease), J(R"({"spec":{"$patch":"merge","holderIdentity":"c"}})"));
   ASSERT_TRUE(merged.ok());
   EXPECT_EQ((*merged)["spec"], J(R"({"holderIdentity":"c","leaseDurationSeconds":15})"));
 
@@ -275,8 +293,7 @@ TEST(PatchStrategicTest, NamespaceConditionsMergeByType) {
   json ns = J(R"({"kind":"Namespace","metadata":{"name":"n"},"spec":{"finalizers":["kubernetes"]},
                   "status":{"phase":"Active","conditions":[{"type":"A","status":"True"},
                                                            {"type":"B","status":"False"}]}})");
-  auto result = ApplyStrategicMergePatch(
-      ns, J(R"({"spec":{"finalizers":["other"]},
+  auto result = ApplyStrategicMergePatch(ns, J(R"({"spec":{"finalizers":["other"]},
                 "status":{"conditions":[{"type":"B","status":"True"}]}})"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ((*result)["status"]["conditions"],
@@ -288,7 +305,8 @@ TEST(PatchStrategicTest, NamespaceConditionsMergeByType) {
 TEST(PatchStrategicTest, NoOpPatchLeavesObjectEqual) {
   json lease = J(kLease);
   auto result = ApplyStrategicMergePatch(
-      lease, J(R"({"metadata":{"$setElementOrder/finalizers":["f1","f2"]},"spec":{"holderIdentity":"a"}})"));
+      lease,
+      J(R"({"metadata":{"$setElementOrder/finalizers":["f1","f2"]},"spec":{"holderIdentity":"a"}})"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(*result, lease);
 }
@@ -305,8 +323,8 @@ TEST(PatchApplyTest, CreatesWhenMissing) {
 
 TEST(PatchApplyTest, MergesIntoExisting) {
   json existing = J(kLease);
-  auto result = ApplyServerSideApply(
-      &existing, J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+  auto result =
+      ApplyServerSideApply(&existing, J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
                        "metadata":{"name":"l","labels":{"c":"3"},"finalizers":["f3"],
                                    "ownerReferences":[{"uid":"u1","name":"renamed"}]},
                        "spec":{"holderIdentity":"b","leaseTransitions":2,

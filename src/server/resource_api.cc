@@ -7,6 +7,7 @@
 #include "api/time.h"
 #include "server/object_text.h"
 #include "server/patch.h"
+#include "server/protobuf_body.h"
 #include "server/response_format.h"
 #include "server/selectors.h"
 #include "server/watch_session.h"
@@ -116,6 +117,16 @@ Status UnsupportedBodyType(const std::string& content_type, bool patch) {
                            : "application/json"));
 }
 
+// The object in a create or update body: JSON, or the protobuf some kubectl commands send.
+Result<json> DecodeBody(const HttpRequest& request) {
+  std::string content_type = request.header("content-type");
+  if (content_type.rfind(kProtobufContentType, 0) == 0) {
+    return DecodeProtobufObject(request.body);
+  }
+  if (!IsJsonContentType(content_type)) return UnsupportedBodyType(content_type, false);
+  return ParseBody(request.body);
+}
+
 Result<int64_t> ParseResourceVersion(const std::string& text) {
   if (text.empty()) return int64_t{0};
   int64_t value = 0;
@@ -128,8 +139,17 @@ Result<int64_t> ParseResourceVersion(const std::string& text) {
   return value;
 }
 
+// Namespaces carry their name as the label kubernetes.io/metadata.name (kube-apiserver sets it
+// on every write, so selectors can pick namespaces by name).
+void ApplyNamespaceLabel(const api::KindInfo& kind, json& object) {
+  if (kind.resource != kNamespacesResource) return;
+  const json& name = object["metadata"]["name"];
+  if (name.is_string()) object["metadata"]["labels"]["kubernetes.io/metadata.name"] = name;
+}
+
 // Kind-specific defaults applied on create (kube-apiserver's PrepareForCreate + defaulting).
 void ApplyCreateDefaults(const api::KindInfo& kind, json& object) {
+  ApplyNamespaceLabel(kind, object);
   if (kind.resource == kNamespacesResource) {
     object["spec"]["finalizers"] = json::array({"kubernetes"});
     object["status"]["phase"] = "Active";
@@ -319,10 +339,7 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
     return call->Fail(Status(Reason::kMethodNotAllowed,
                              "the server does not allow this method on the requested resource"));
   }
-  if (!IsJsonContentType(call->request.header("content-type"))) {
-    return call->Fail(UnsupportedBodyType(call->request.header("content-type"), false));
-  }
-  auto body = ParseBody(call->request.body);
+  auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
   api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
   auto object = api::Canonicalize(*call->kind, *body, options);
@@ -380,6 +397,7 @@ static Status PrepareUpdate(const api::KindInfo& kind, const RequestInfo& info,
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("generation");
+  ApplyNamespaceLabel(kind, object);
   if (kind.resource == kNamespacesResource && !object.contains("status")) {
     object["status"] = old_object.value("status", json::object());
   }
@@ -387,10 +405,7 @@ static Status PrepareUpdate(const api::KindInfo& kind, const RequestInfo& info,
 }
 
 void ResourceApi::Update(std::shared_ptr<Call> call) {
-  if (!IsJsonContentType(call->request.header("content-type"))) {
-    return call->Fail(UnsupportedBodyType(call->request.header("content-type"), false));
-  }
-  auto body = ParseBody(call->request.body);
+  auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
   api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
   auto object = api::Canonicalize(*call->kind, *body, options);

@@ -64,14 +64,24 @@ struct WatchHub::Core {
 
   // Requires mu.
   void FanOut(const std::vector<EventPtr>& batch) {
+    auto deliver = [&](const EventPtr& e, auto& group) {
+      for (auto& [id, w] : group) {
+        if (RevisionOf(e) > w->last_queued) Enqueue(w, e);
+      }
+    };
     for (const EventPtr& e : batch) {
-      const std::string& key = e->kv.key;
-      // Only prefixes <= key can be prefixes of key.
-      auto end = groups.upper_bound(key);
-      for (auto it = groups.begin(); it != end; ++it) {
-        if (!std::string_view(key).starts_with(it->first)) continue;
-        for (auto& [id, w] : it->second) {
-          if (RevisionOf(e) > w->last_queued) Enqueue(w, e);
+      std::string_view key = e->kv.key;
+      if (groups.size() <= key.size() + 1) {
+        // Few distinct prefixes: test each; only prefixes <= key can be prefixes of key.
+        auto end = groups.upper_bound(key);
+        for (auto it = groups.begin(); it != end; ++it) {
+          if (key.starts_with(it->first)) deliver(e, it->second);
+        }
+      } else {
+        // Many distinct prefixes: look up each prefix of the key.
+        for (size_t n = 0; n <= key.size(); ++n) {
+          auto it = groups.find(key.substr(0, n));
+          if (it != groups.end()) deliver(e, it->second);
         }
       }
     }

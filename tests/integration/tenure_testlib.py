@@ -30,7 +30,7 @@ import threading
 import time
 import unittest
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,6 +47,21 @@ COORDINATED_FLAGS = (
 )
 
 START_TIMEOUT = float(os.environ.get("TENURE_TEST_START_TIMEOUT", "30"))
+
+try:
+    import ctypes
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _prctl = _libc.prctl
+except (OSError, AttributeError):  # pragma: no cover - not Linux
+    _prctl = None
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: the child gets SIGKILL when the thread that started it dies (PR_SET_PDEATHSIG),
+    so a test runner killed on timeout leaves no server behind. Start processes from the main thread."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGKILL)
 
 
 def tenure_bin() -> str:
@@ -475,7 +490,7 @@ class Server:
         self.port = 0
         self._ctx = None
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                     start_new_session=True)
+                                     preexec_fn=_die_with_parent)
         log.close()
         self._reader = threading.Thread(target=self._read_stdout, args=(self.proc,), daemon=True)
         self._reader.start()
@@ -729,7 +744,8 @@ class Background:
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str):
         self.argv = argv
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=cwd, text=True, start_new_session=True)
+                                     stderr=subprocess.PIPE, env=env, cwd=cwd, text=True,
+                                     preexec_fn=_die_with_parent)
         self.lines: list[str] = []
         self.err_lines: list[str] = []
         self.cond = threading.Condition()
@@ -778,14 +794,11 @@ class Background:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+            self.proc.terminate()
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.kill()
                 self.proc.wait(timeout=5)
         self.t_out.join(timeout=5)
         self.t_err.join(timeout=5)

@@ -7,7 +7,7 @@ from tenure_testlib import Deadline, ServerTestCase, lease_body, lease_path, rv_
 
 NS = "default"
 THREADS = 16
-SUCCESSES_PER_THREAD = 12  # 192 acknowledged updates in all
+SUCCESSES_PER_THREAD = 25  # 400 acknowledged updates in all
 DEADLINE_SECONDS = 120.0
 
 

@@ -2,7 +2,6 @@
 
 import http.client
 import os
-import re
 import threading
 import unittest
 
@@ -12,8 +11,8 @@ from tenure_testlib import (Deadline, ServerTestCase, kubectl_binary, lease_body
 NS = "default"
 WRITERS = 4
 LEASES_PER_WRITER = 5
-ACKS_BEFORE_KILL = 150  # per round: acknowledged writes seen before the kill
-ROUNDS = 2
+ACKS_BEFORE_KILL = 300  # per round: acknowledged writes seen before the kill
+ROUNDS = 3
 
 
 class Ledger:
@@ -186,7 +185,7 @@ class DurabilityTest(ServerTestCase):
         created = self.create(lease_path(NS), lease_body("cred-check", holder="before-restart"))
         old_port = self.server.port
         code = self.server.stop()
-        self.assertNotEqual(code, -9, "tenure serve did not exit on SIGTERM within 10s")
+        self.assertEqual(code, 0, "tenure serve did not exit cleanly (code 0) within 10s of SIGTERM")
         self.server.start()
         self.api.close()
         self.assertEqual(read("ca.crt"), ca, "the CA changed across restarts")

@@ -124,6 +124,17 @@ class KubectlCases:
         self.assertIn('Error from server (NotFound): leases.coordination.k8s.io "nope" not found', r.stderr,
                       r.describe())
 
+    def test_get_with_label_selector(self):
+        ns = self.ns()
+        for name, app in (("lab-a", "alpha"), ("lab-b", "beta"), ("lab-c", "alpha")):
+            body = lease_body(name)
+            body["metadata"]["labels"] = {"app": app}
+            self.create(lease_path(ns), body)
+        rows = parse_table(self.kc("get", "leases", "-n", ns, "-l", "app=alpha"))
+        self.assertEqual([r["NAME"] for r in rows], ["lab-a", "lab-c"])
+        rows = parse_table(self.kc("get", "leases", "-n", ns, "-l", "app!=alpha", "--show-labels"))
+        self.assertEqual([(r["NAME"], r["LABELS"]) for r in rows], [("lab-b", "app=beta")])
+
     def test_get_lease_yaml_and_json(self):
         ns = self.ns()
         renew = micro_time_now()

@@ -1,0 +1,46 @@
+# tenure: `make demo` builds everything and runs the main job; `make test` builds and runs every
+# test (release build, then AddressSanitizer+UBSan and ThreadSanitizer builds of the unit tests).
+# Both install missing Debian packages first (scripts/bootstrap.sh).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+.PHONY: all bootstrap build demo test test-release test-asan test-tsan bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) > /dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	$(BUILD)/src/cli/tenure serve
+
+test: test-release test-asan test-tsan
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure --timeout 600
+
+test-asan: bootstrap
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTENURE_SANITIZE=address > /dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout 900
+
+test-tsan: bootstrap
+	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=thread > /dev/null
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/store/store_test
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/server/server_test
+
+bench: build
+	$(BUILD)/bench/server_bench
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -1,0 +1,256 @@
+// Server benchmark: durable lease compare-and-swap over TLS keep-alive connections, watch
+// fan-out, and memory with many leases. Starts its own `tenure serve` equivalent in-process
+// (SQLite store in a temporary folder, fsync on every commit) and prints figures.
+//
+//   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/http_connection.h"
+#include "server/server.h"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using tenure::client::Endpoint;
+using tenure::client::HttpConnection;
+
+namespace {
+
+constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+
+struct Flags {
+  int seconds = 5;
+  std::vector<int> clients = {1, 50};
+  int watchers = 1000;
+  int leases = 100000;
+};
+
+struct Bench {
+  Endpoint endpoint;
+  std::string token;
+
+  std::vector<std::pair<std::string, std::string>> Headers(const char* type = "application/json") const {
+    return {{"Authorization", "Bearer " + token}, {"Content-Type", type}};
+  }
+};
+
+long PeakRssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+long RssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+double Percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1));
+  return v[i];
+}
+
+std::string LeaseBody(const std::string& name, const std::string& holder, const std::string& rv) {
+  json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                {"kind", "Lease"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"spec",
+                 {{"holderIdentity", holder},
+                  {"leaseDurationSeconds", 15},
+                  {"renewTime", "2026-01-01T00:00:00.000000Z"}}}};
+  if (!rv.empty()) lease["metadata"]["resourceVersion"] = rv;
+  return lease.dump();
+}
+
+// Each client renews its own lease with the resourceVersion of its last write (the leader's
+// fast path): PUT with optimistic concurrency, durable before the reply.
+void CasThroughput(const Bench& bench, int clients, int seconds) {
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+  std::atomic<long> errors{0};
+  std::atomic<bool> go{false}, stop{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      HttpConnection c(bench.endpoint);
+      std::string name = "cas-" + std::to_string(clients) + "-" + std::to_string(i);
+      auto created = c.Request("POST", kLeases, bench.Headers(), LeaseBody(name, name, ""),
+                               std::chrono::seconds(30));
+      if (!created.ok() || created->status != 201) {
+        ++errors;
+        return;
+      }
+      std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
+      while (!go.load()) std::this_thread::yield();
+      long n = 0;
+      while (!stop.load()) {
+        std::string body = LeaseBody(name, name + "-" + std::to_string(++n), rv);
+        auto start = Clock::now();
+        auto reply = c.Request("PUT", std::string(kLeases) + "/" + name, bench.Headers(), body,
+                               std::chrono::seconds(30));
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (!reply.ok() || reply->status != 200) {
+          ++errors;
+          continue;
+        }
+        rv = json::parse(reply->body)["metadata"]["resourceVersion"];
+        latencies[static_cast<size_t>(i)].push_back(ms);
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let clients connect
+  go = true;
+  auto start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  for (auto& t : threads) t.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
+  std::printf("lease CAS over TLS, %2d clients: %8.0f updates/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
+              clients, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.50),
+              Percentile(all, 0.99), all.size(), errors.load(), elapsed);
+}
+
+// One update seen by `watchers` open watches: time from the write's reply until every
+// watcher has the event.
+void WatchFanOut(const Bench& bench, int watchers) {
+  HttpConnection c(bench.endpoint);
+  auto created = c.Request("POST", kLeases, bench.Headers(), LeaseBody("fanout", "a", ""),
+                           std::chrono::seconds(10));
+  if (!created.ok() || created->status != 201) {
+    std::printf("watch fan-out: setup failed\n");
+    return;
+  }
+  std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
+  std::atomic<int> ready{0}, received{0};
+  std::vector<double> arrival(static_cast<size_t>(watchers));
+  std::atomic<int64_t> sent_ns{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < watchers; ++i) {
+    threads.emplace_back([&, i] {
+      HttpConnection w(bench.endpoint);
+      auto head = w.StartStream(std::string(kLeases) +
+                                    "?watch=true&fieldSelector=metadata.name%3Dfanout&resourceVersion=" + rv,
+                                bench.Headers(), std::chrono::seconds(60));
+      ++ready;
+      if (!head.ok() || head->status != 200) return;
+      auto line = w.ReadLine(std::chrono::seconds(60));
+      if (!line.ok()) return;
+      auto now = Clock::now().time_since_epoch().count();
+      arrival[static_cast<size_t>(i)] = static_cast<double>(now - sent_ns.load()) / 1e6;
+      ++received;
+    });
+  }
+  while (ready.load() < watchers) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // watches registered server-side
+  sent_ns = Clock::now().time_since_epoch().count();
+  auto reply = c.Request("PUT", std::string(kLeases) + "/fanout", bench.Headers(),
+                         LeaseBody("fanout", "b", rv), std::chrono::seconds(10));
+  for (auto& t : threads) t.join();
+  std::vector<double> got;
+  for (int i = 0; i < received.load(); ++i) got.push_back(arrival[static_cast<size_t>(i)]);
+  std::printf("watch fan-out to %d watchers: %d received, p50 %.1f ms, last %.1f ms after the write was sent (write status %d)\n",
+              watchers, received.load(), Percentile(got, 0.5),
+              got.empty() ? 0.0 : *std::max_element(got.begin(), got.end()),
+              reply.ok() ? reply->status : -1);
+}
+
+void ManyLeases(const Bench& bench, int leases) {
+  long before = RssKiB();
+  constexpr int kWriters = 16;
+  std::atomic<int> next{0}, failed{0};
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&] {
+      HttpConnection c(bench.endpoint);
+      for (int i = next++; i < leases; i = next++) {
+        std::string name = "many-" + std::to_string(i);
+        auto r = c.Request("POST", kLeases, bench.Headers(), LeaseBody(name, "holder-" + name, ""),
+                           std::chrono::seconds(30));
+        if (!r.ok() || r->status != 201) ++failed;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  HttpConnection c(bench.endpoint);
+  auto list_start = Clock::now();
+  auto list = c.Request("GET", kLeases, bench.Headers(), "", std::chrono::seconds(120));
+  double list_ms = std::chrono::duration<double, std::milli>(Clock::now() - list_start).count();
+  std::printf("%d leases stored in %.1fs (%d failed); list all: %.0f ms, %zu bytes\n", leases,
+              elapsed, failed.load(), list_ms, list.ok() ? list->body.size() : 0);
+  std::printf("memory: RSS %ld MiB before, %ld MiB after, peak %ld MiB (server and benchmark clients in one process)\n",
+              before / 1024, RssKiB() / 1024, PeakRssKiB() / 1024);
+}
+
+std::vector<int> ParseList(const char* text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(std::stoi(item));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--seconds") flags.seconds = std::atoi(argv[i + 1]);
+    else if (flag == "--clients") flags.clients = ParseList(argv[i + 1]);
+    else if (flag == "--watchers") flags.watchers = std::atoi(argv[i + 1]);
+    else if (flag == "--leases") flags.leases = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  char tmpl[] = "/tmp/tenure-bench-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return 1;
+  tenure::server::ServerOptions options;
+  options.data_dir = tmpl;
+  options.port = 0;
+  auto server = tenure::server::Server::Start(options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "cannot start the server: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  Bench bench;
+  bench.endpoint.port = (*server)->port();
+  bench.endpoint.tls.enabled = true;
+  bench.endpoint.tls.ca_file = (*server)->credentials().ca_cert_file;
+  bench.token = (*server)->credentials().token;
+  std::printf("tenure server benchmark: %u cores, SQLite store in %s (synchronous=FULL)\n",
+              std::thread::hardware_concurrency(), tmpl);
+  for (int clients : flags.clients) CasThroughput(bench, clients, flags.seconds);
+  if (flags.watchers > 0) WatchFanOut(bench, flags.watchers);
+  if (flags.leases > 0) ManyLeases(bench, flags.leases);
+  (*server)->Stop();
+  std::filesystem::remove_all(tmpl);
+  return 0;
+}

@@ -1,0 +1,180 @@
+#include "api/codec.h"
+
+#include <gtest/gtest.h>
+
+#include "api/kinds.h"
+
+namespace tenure::api {
+namespace {
+
+using nlohmann::json;
+
+Timestamp T(const char* text) { return *ParseTime(text); }
+
+Lease SampleLease() {
+  Lease lease;
+  lease.metadata.name = "kube-scheduler";
+  lease.metadata.namespace_ = "kube-system";
+  lease.metadata.resource_version = "42";
+  lease.metadata.uid = "0b9f1c3e-1111-2222-3333-444455556666";
+  lease.metadata.creation_timestamp = T("2024-01-01T00:00:00Z");
+  lease.metadata.labels = {{"app", "sched"}};
+  lease.spec.holder_identity = "node-1_abc";
+  lease.spec.lease_duration_seconds = 15;
+  lease.spec.acquire_time = T("2024-01-01T00:00:01.000001Z");
+  lease.spec.renew_time = T("2024-01-01T00:00:09.685777Z");
+  lease.spec.lease_transitions = 3;
+  return lease;
+}
+
+TEST(CodecTest, LeaseRoundTrip) {
+  const Lease lease = SampleLease();
+  const json j = ToJson(lease);
+  EXPECT_EQ(j["apiVersion"], "coordination.k8s.io/v1");
+  EXPECT_EQ(j["kind"], "Lease");
+  EXPECT_EQ(j["spec"]["renewTime"], "2024-01-01T00:00:09.685777Z");
+  EXPECT_EQ(j["metadata"]["creationTimestamp"], "2024-01-01T00:00:00Z");
+  EXPECT_FALSE(j["spec"].contains("strategy"));
+  auto back = LeaseFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, lease);
+  // ToJson is already canonical.
+  auto canonical =
+      Canonicalize(*FindByKind("coordination.k8s.io", "Lease"), j, DecodeOptions{true});
+  ASSERT_TRUE(canonical.ok());
+  EXPECT_EQ(*canonical, j);
+}
+
+TEST(CodecTest, EmptyHolderIsKept) {
+  Lease lease;
+  lease.metadata.name = "x";
+  lease.spec.holder_identity = "";
+  const json j = ToJson(lease);
+  EXPECT_EQ(j["spec"], json::parse(R"({"holderIdentity": ""})"));
+  EXPECT_EQ(LeaseFromJson(j)->spec.holder_identity, std::optional<std::string>(""));
+}
+
+TEST(CodecTest, FromJsonIsTolerant) {
+  auto lease = LeaseFromJson(json::parse(R"({"metadata": {"name": "x", "future": 1},
+      "spec": {"renewTime": "2024-01-01T00:00:00.5+01:00", "newField": true},
+      "status": {"x": 1}})"));
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ(FormatMicroTime(*lease->spec.renew_time), "2023-12-31T23:00:00.500000Z");
+  auto bad = LeaseFromJson(json::parse(R"({"spec": {"leaseDurationSeconds": "15"}})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().reason(), Reason::kBadRequest);
+  EXPECT_NE(bad.status().message().find("LeaseSpec.spec.leaseDurationSeconds of type int32"),
+            std::string::npos);
+}
+
+TEST(CodecTest, LeaseCandidateRoundTrip) {
+  LeaseCandidate c;
+  c.metadata.name = "node-1";
+  c.metadata.namespace_ = "kube-system";
+  c.spec.lease_name = "kube-scheduler";
+  c.spec.binary_version = "1.33.0";
+  c.spec.emulation_version = "1.32.0";
+  c.spec.strategy = "OldestEmulationVersion";
+  c.spec.renew_time = T("2024-01-01T00:00:00.000001Z");
+  json j = ToJson(c);
+  EXPECT_EQ(j["apiVersion"], "coordination.k8s.io/v1beta1");
+  EXPECT_EQ(ToJson(c, "v1alpha2")["apiVersion"], "coordination.k8s.io/v1alpha2");
+  EXPECT_FALSE(j["spec"].contains("pingTime"));
+  EXPECT_EQ(*LeaseCandidateFromJson(j), c);
+  auto canonical = Canonicalize(*FindByKind("coordination.k8s.io", "LeaseCandidate"), j, {});
+  ASSERT_TRUE(canonical.ok());
+  EXPECT_EQ(*canonical, j);
+}
+
+TEST(CodecTest, ConfigMapBinaryData) {
+  ConfigMap cm;
+  cm.metadata.name = "c";
+  cm.data = {{"a", "1"}};
+  cm.binary_data = {{"bin", std::string("\x00\xff\x10", 3)}, {"two", "ab"}, {"one", "a"}};
+  cm.immutable = false;
+  json j = ToJson(cm);
+  EXPECT_EQ(j["binaryData"]["bin"], "AP8Q");
+  EXPECT_EQ(j["binaryData"]["two"], "YWI=");
+  EXPECT_EQ(j["binaryData"]["one"], "YQ==");
+  EXPECT_EQ(j["immutable"], false);
+  EXPECT_EQ(*ConfigMapFromJson(j), cm);
+  auto canonical = Canonicalize(*FindByKind("", "ConfigMap"), j, DecodeOptions{true});
+  ASSERT_TRUE(canonical.ok());
+  EXPECT_EQ(*canonical, j);
+}
+
+TEST(CodecTest, EventRoundTrip) {
+  Event e;
+  e.metadata.name = "kube-scheduler.17a";
+  e.metadata.namespace_ = "kube-system";
+  e.involved_object = {
+      "Lease", "kube-system", "kube-scheduler", "uid-1", "coordination.k8s.io/v1", "42", ""};
+  e.reason = "LeaderElection";
+  e.message = "node-1 became leader";
+  e.source.component = "node-1_abc";
+  e.first_timestamp = T("2024-01-01T00:00:00Z");
+  e.last_timestamp = T("2024-01-01T00:00:00Z");
+  e.count = 1;
+  e.type = "Normal";
+  e.reporting_component = "tenure";
+  json j = ToJson(e);
+  EXPECT_TRUE(j["eventTime"].is_null());
+  EXPECT_EQ(j["reportingInstance"], "");
+  EXPECT_EQ(*EventFromJson(j), e);
+  auto canonical = Canonicalize(*FindByKind("", "Event"), j, DecodeOptions{true});
+  ASSERT_TRUE(canonical.ok());
+  EXPECT_EQ(*canonical, j);
+
+  e.series = EventSeries{3, T("2024-01-01T00:00:05.000002Z")};
+  e.related = ObjectReference{"Pod", "kube-system", "p", "", "v1", "", ""};
+  e.event_time = T("2024-01-01T00:00:00.5Z");
+  j = ToJson(e);
+  EXPECT_EQ(*EventFromJson(j), e);
+  EXPECT_EQ(*Canonicalize(*FindByKind("", "Event"), j, DecodeOptions{true}), j);
+}
+
+TEST(CodecTest, NamespaceAndMetadata) {
+  Namespace ns;
+  ns.metadata.name = "team-a";
+  ns.metadata.owner_references = {{"v1", "Thing", "t", "u", true, std::nullopt}};
+  ns.metadata.finalizers = {"example.com/f"};
+  ns.metadata.deletion_grace_period_seconds = 30;
+  ns.metadata.generation = 2;
+  ns.finalizers = {"kubernetes"};
+  ns.phase = "Active";
+  json j = ToJson(ns);
+  EXPECT_EQ(j["spec"]["finalizers"], json::array({"kubernetes"}));
+  EXPECT_EQ(*NamespaceFromJson(j), ns);
+  EXPECT_EQ(*Canonicalize(*FindByKind("", "Namespace"), j, DecodeOptions{true}), j);
+  EXPECT_EQ(*ObjectMetaFromJson(j["metadata"]), ns.metadata);
+}
+
+TEST(CodecTest, Lists) {
+  json list = {{"apiVersion", "coordination.k8s.io/v1"},
+               {"kind", "LeaseList"},
+               {"metadata", {{"resourceVersion", "77"}, {"continue", "tok"}}},
+               {"items", json::array({ToJson(SampleLease()), ToJson(SampleLease())})}};
+  auto leases = LeaseListFromJson(list);
+  ASSERT_TRUE(leases.ok());
+  EXPECT_EQ(leases->metadata.resource_version, "77");
+  EXPECT_EQ(leases->metadata.continue_token, "tok");
+  ASSERT_EQ(leases->items.size(), 2u);
+  EXPECT_EQ(leases->items[0], SampleLease());
+  list["items"] = json::array();
+  EXPECT_TRUE(LeaseListFromJson(list)->items.empty());
+  list["items"] = json::array({{{"spec", {{"leaseTransitions", "x"}}}}});
+  EXPECT_FALSE(LeaseListFromJson(list).ok());
+}
+
+TEST(CodecTest, Base64) {
+  for (std::string s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
+                        std::string("\x00\x01\x02\xfe\xff", 5)}) {
+    EXPECT_EQ(Base64Decode(Base64Encode(s)), s);
+  }
+  EXPECT_FALSE(Base64Decode("abc"));
+  EXPECT_FALSE(Base64Decode("a=bc"));
+  EXPECT_FALSE(Base64Decode("ab!c"));
+}
+
+}  // namespace
+}  // namespace tenure::api
