@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -37,6 +38,10 @@ struct Flags {
   std::vector<int> clients = {1, 50};
   int watchers = 1000;
   int leases = 100000;
+  // Measure an already running `tenure serve` instead of an in-process one.
+  std::string external_dir;
+  int external_port = 0;
+  int etcd_port = 0;  // also measure etcd's JSON gateway on this loopback port
 };
 
 struct Bench {
@@ -91,6 +96,8 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
   std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
   std::atomic<long> errors{0};
   std::atomic<bool> go{false}, stop{false};
+  std::mutex start_mu;
+  std::condition_variable start_cv;
   std::vector<std::thread> threads;
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
@@ -103,7 +110,10 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
         return;
       }
       std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
-      while (!go.load()) std::this_thread::yield();
+      {
+        std::unique_lock lock(start_mu);
+        start_cv.wait(lock, [&] { return go.load(); });
+      }
       long n = 0;
       while (!stop.load()) {
         std::string body = LeaseBody(name, name + "-" + std::to_string(++n), rv);
@@ -121,7 +131,11 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let clients connect
-  go = true;
+  {
+    std::lock_guard lock(start_mu);
+    go = true;
+  }
+  start_cv.notify_all();
   auto start = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   stop = true;
@@ -132,6 +146,99 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
   std::printf("lease CAS over TLS, %2d clients: %8.0f updates/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
               clients, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.50),
               Percentile(all, 0.99), all.size(), errors.load(), elapsed);
+}
+
+std::string Base64(const std::string& in) {
+  static constexpr char kTable[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kTable[(v >> s) & 63]);
+  }
+  if (i < in.size()) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    if (i + 1 < in.size()) v |= uint8_t(in[i + 1]) << 8;
+    out.push_back(kTable[(v >> 18) & 63]);
+    out.push_back(kTable[(v >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? kTable[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+// The same closed loop against etcd's v3 JSON gateway (plain HTTP on loopback): a Txn that
+// compares the key's mod_revision with the last one written, then puts a lease-sized value.
+void EtcdCasThroughput(uint16_t port, int clients, int seconds) {
+  Endpoint ep;
+  ep.port = port;
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+  std::atomic<long> errors{0};
+  std::atomic<bool> go{false}, stop{false};
+  std::mutex start_mu;
+  std::condition_variable start_cv;
+  std::vector<std::thread> threads;
+  const std::vector<std::pair<std::string, std::string>> headers = {
+      {"Content-Type", "application/json"}};
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      HttpConnection c(ep);
+      std::string key = Base64("/registry/leases/default/etcd-" + std::to_string(clients) + "-" +
+                               std::to_string(i));
+      int64_t rev = 0;
+      auto put = [&](int64_t expected, long n) -> bool {
+        json txn = {{"compare", json::array({{{"key", key},
+                                              {"result", "EQUAL"},
+                                              {"target", "MOD"},
+                                              {"mod_revision", std::to_string(expected)}}})},
+                    {"success", json::array({{{"request_put",
+                                               {{"key", key},
+                                                {"value", Base64(LeaseBody("x", "h" + std::to_string(n), "1"))}}}}})}};
+        auto reply = c.Request("POST", "/v3/kv/txn", headers, txn.dump(), std::chrono::seconds(30));
+        if (!reply.ok() || reply->status != 200) return false;
+        json body = json::parse(reply->body, nullptr, false);
+        if (!body.value("succeeded", false)) return false;
+        rev = std::stoll(body["header"]["revision"].get<std::string>());
+        return true;
+      };
+      if (!put(0, 0)) {
+        ++errors;
+        return;
+      }
+      {
+        std::unique_lock lock(start_mu);
+        start_cv.wait(lock, [&] { return go.load(); });
+      }
+      long n = 0;
+      while (!stop.load()) {
+        auto start = Clock::now();
+        bool ok = put(rev, ++n);
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (!ok) {
+          ++errors;
+          continue;
+        }
+        latencies[static_cast<size_t>(i)].push_back(ms);
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  {
+    std::lock_guard lock(start_mu);
+    go = true;
+  }
+  start_cv.notify_all();
+  auto start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  for (auto& t : threads) t.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
+  std::printf("etcd CAS via JSON gateway, %2d clients: %8.0f txn/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors)\n",
+              clients, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.50),
+              Percentile(all, 0.99), all.size(), errors.load());
 }
 
 // One update seen by `watchers` open watches: time from the write's reply until every
@@ -225,32 +332,54 @@ int main(int argc, char** argv) {
     else if (flag == "--clients") flags.clients = ParseList(argv[i + 1]);
     else if (flag == "--watchers") flags.watchers = std::atoi(argv[i + 1]);
     else if (flag == "--leases") flags.leases = std::atoi(argv[i + 1]);
+    else if (flag == "--data-dir") flags.external_dir = argv[i + 1];
+    else if (flag == "--port") flags.external_port = std::atoi(argv[i + 1]);
+    else if (flag == "--etcd-port") flags.etcd_port = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
     }
   }
-  char tmpl[] = "/tmp/tenure-bench-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  tenure::server::ServerOptions options;
-  options.data_dir = tmpl;
-  options.port = 0;
-  auto server = tenure::server::Server::Start(options);
-  if (!server.ok()) {
-    std::fprintf(stderr, "cannot start the server: %s\n", server.status().ToString().c_str());
-    return 1;
-  }
   Bench bench;
-  bench.endpoint.port = (*server)->port();
   bench.endpoint.tls.enabled = true;
-  bench.endpoint.tls.ca_file = (*server)->credentials().ca_cert_file;
-  bench.token = (*server)->credentials().token;
-  std::printf("tenure server benchmark: %u cores, SQLite store in %s (synchronous=FULL)\n",
-              std::thread::hardware_concurrency(), tmpl);
+  std::unique_ptr<tenure::server::Server> server;
+  std::string where;
+  char tmpl[] = "/tmp/tenure-bench-XXXXXX";
+  if (!flags.external_dir.empty()) {
+    bench.endpoint.port = static_cast<uint16_t>(flags.external_port);
+    bench.endpoint.tls.ca_file = flags.external_dir + "/ca.crt";
+    std::ifstream token(flags.external_dir + "/admin.token");
+    std::getline(token, bench.token);
+    where = "external tenure serve on port " + std::to_string(flags.external_port);
+  } else {
+    if (mkdtemp(tmpl) == nullptr) return 1;
+    tenure::server::ServerOptions options;
+    options.data_dir = tmpl;
+    options.port = 0;
+    auto started = tenure::server::Server::Start(options);
+    if (!started.ok()) {
+      std::fprintf(stderr, "cannot start the server: %s\n", started.status().ToString().c_str());
+      return 1;
+    }
+    server = std::move(*started);
+    bench.endpoint.port = server->port();
+    bench.endpoint.tls.ca_file = server->credentials().ca_cert_file;
+    bench.token = server->credentials().token;
+    where = std::string("in-process server, SQLite store in ") + tmpl;
+  }
+  std::printf("tenure server benchmark: %u cores, %s (synchronous=FULL)\n",
+              std::thread::hardware_concurrency(), where.c_str());
   for (int clients : flags.clients) CasThroughput(bench, clients, flags.seconds);
+  if (flags.etcd_port > 0) {
+    for (int clients : flags.clients) {
+      EtcdCasThroughput(static_cast<uint16_t>(flags.etcd_port), clients, flags.seconds);
+    }
+  }
   if (flags.watchers > 0) WatchFanOut(bench, flags.watchers);
   if (flags.leases > 0) ManyLeases(bench, flags.leases);
-  (*server)->Stop();
-  std::filesystem::remove_all(tmpl);
+  if (server) {
+    server->Stop();
+    std::filesystem::remove_all(tmpl);
+  }
   return 0;
 }

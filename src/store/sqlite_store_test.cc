@@ -18,12 +18,12 @@
 namespace tenure::store {
 namespace {
 
-using testing::Collector;
-using testing::Create;
-using testing::Delete;
-using testing::kDeadline;
-using testing::TempDir;
-using testing::Update;
+using test_util::Collector;
+using test_util::Create;
+using test_util::Delete;
+using test_util::kDeadline;
+using test_util::TempDir;
+using test_util::Update;
 
 class SqliteStoreTest : public ::testing::Test {
  protected:

@@ -14,7 +14,7 @@
 
 #include "store/store.h"
 
-namespace tenure::store::testing {
+namespace tenure::store::test_util {
 
 inline constexpr std::chrono::seconds kDeadline{60};
 
@@ -97,4 +97,4 @@ inline WriteOp Delete(std::string key, int64_t expected = 0) {
   return WriteOp{WriteOp::Kind::kDelete, std::move(key), "", expected};
 }
 
-}  // namespace tenure::store::testing
+}  // namespace tenure::store::test_util

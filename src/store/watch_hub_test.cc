@@ -16,8 +16,8 @@
 namespace tenure::store {
 namespace {
 
-using testing::Collector;
-using testing::kDeadline;
+using test_util::Collector;
+using test_util::kDeadline;
 
 Event MakeEvent(const std::string& key, int64_t revision,
                 Event::Type type = Event::Type::kUpdated) {
@@ -73,6 +73,32 @@ TEST(WatchHubTest, PrefixFilter) {
   EXPECT_EQ(a.revisions(), (std::vector<int64_t>{2, 4, 6, 8, 10, 12}));
   EXPECT_EQ(b.revisions(), (std::vector<int64_t>{3, 5, 7, 9, 11}));
   EXPECT_EQ(ab.revisions(), (std::vector<int64_t>{10, 12}));
+}
+
+TEST(WatchHubTest, ManyDistinctPrefixes) {
+  WatchHub hub(100, 0);
+  constexpr int kPrefixes = 40;
+  std::vector<std::unique_ptr<Collector>> collectors;
+  std::vector<std::unique_ptr<WatchHandle>> handles;
+  std::vector<std::string> prefixes = {"", "/p/", "/p/1"};
+  for (int i = 0; i < kPrefixes; ++i) prefixes.push_back("/p/" + std::to_string(i) + "/");
+  for (const std::string& prefix : prefixes) {
+    collectors.push_back(std::make_unique<Collector>());
+    auto h = hub.Watch(prefix, 0, collectors.back()->Callback());
+    ASSERT_TRUE(h.ok());
+    handles.push_back(std::move(*h));
+  }
+  for (int i = 0; i < kPrefixes; ++i) hub.Publish({MakeEvent("/p/" + std::to_string(i) + "/x", i + 1)});
+  ASSERT_TRUE(collectors[0]->WaitForRevision(kPrefixes));
+  ASSERT_TRUE(collectors[1]->WaitForRevision(kPrefixes));
+  EXPECT_EQ(collectors[0]->revisions().size(), static_cast<size_t>(kPrefixes));
+  EXPECT_EQ(collectors[1]->revisions().size(), static_cast<size_t>(kPrefixes));
+  ASSERT_TRUE(collectors[2]->WaitForRevision(20));  // "/p/1": 1 and 10..19
+  EXPECT_EQ(collectors[2]->revisions().size(), 11u);
+  for (int i = 0; i < kPrefixes; ++i) {
+    ASSERT_TRUE(collectors[3 + i]->WaitForRevision(i + 1));
+    EXPECT_EQ(collectors[3 + i]->revisions(), std::vector<int64_t>{i + 1});
+  }
 }
 
 TEST(WatchHubTest, TooOldIsGone) {
