@@ -1,0 +1,143 @@
+// Elector: one candidate in one leader election, with client-go's algorithm and a few
+// guarantees client-go does not give.
+//
+// Algorithm (as client-go's leaderelection): try to acquire at once, then every RetryPeriod with
+// jitter in [RetryPeriod, 2.2 x RetryPeriod); a lease is free when it has no holder or when
+// observedTime + record.leaseDurationSeconds has passed on the LOCAL monotonic clock
+// (observedTime is when this candidate last saw the record change, so clock offsets between
+// machines do not matter). The leader renews every RetryPeriod with the cached version (no GET),
+// falling back to GET + update; when it cannot renew within RenewDeadline it stops leading.
+//
+// Beyond client-go:
+// - Watch: when the lock supports it, a follower does not poll. It wakes when the record
+//   changes (a released lease is taken at once) or when the observed lease expires.
+// - Fencing: each term has a token, the lock version of the write that started it; tokens
+//   strictly increase across terms, also when the same identity leads again.
+// - Stop before anyone can take over: the term's stop token fires at the latest at
+//   S + LeaseDuration x (1 - MaxClockRateDrift) - SafetyMargin, where S is when the last
+//   successful renewal was SENT. Another candidate can consider the lease expired only at
+//   (its observation of that write) + LeaseDuration on its own clock, which is later as long as
+//   the clocks' rates differ by less than MaxClockRateDrift. This holds also when the server is
+//   unreachable or a request hangs: a separate timer fires the token.
+// - Optional re-contending after a term ends (Spring's waitAfterRenewalFailure).
+//
+// Threads: Run() executes the election on the caller's thread. on_started_leading runs on a
+// thread of its own, once per term, with a stop token that fires when the term ends; the elector
+// does not wait for it to return. on_new_leader runs on a notifier thread, once per change of
+// the observed holder (not for an empty holder), in order. on_stopped_leading runs on the
+// Run() thread after the term's stop token fired, only for a term that was held (unlike
+// client-go, which also calls it when leadership was never gained).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <thread>
+#include <string>
+
+#include "tenure/clock.h"
+#include "tenure/lock.h"
+#include "tenure/status.h"
+
+namespace tenure {
+
+// One term of leadership.
+struct LeaderTerm {
+  std::string identity;
+  uint64_t fencing_token = 0;
+  std::chrono::system_clock::time_point acquired_at{};
+};
+
+struct ElectionCallbacks {
+  // Required. Runs while leading; `stop` fires when the term ends.
+  std::function<void(std::stop_token stop, const LeaderTerm& term)> on_started_leading;
+  // Required. Runs when a held term has ended.
+  std::function<void()> on_stopped_leading;
+  // Optional. The identity of a newly observed leader (may be this candidate).
+  std::function<void(const std::string& identity)> on_new_leader;
+};
+
+struct ElectionConfig {
+  std::shared_ptr<Lock> lock;
+  std::chrono::nanoseconds lease_duration = std::chrono::seconds(15);
+  std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
+  std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
+  // On stop, a leader writes holder "" and duration 1 s so others take over at once.
+  bool release_on_cancel = false;
+  // Used in metrics labels, events and messages only.
+  std::string name;
+  ElectionCallbacks callbacks;
+  // Clock assumption for the stop-before-takeover guarantee (see above).
+  double max_clock_rate_drift = 0.01;
+  std::chrono::nanoseconds safety_margin = std::chrono::milliseconds(100);
+  // After a term ends for another reason than stop: campaign again after this wait
+  // (nullopt: Run returns, as in client-go).
+  std::optional<std::chrono::nanoseconds> recontend_after;
+  // Coordinated leader election: never create the lease nor write our identity into it; renew
+  // only a lease assigned to us; end the term when preferredHolder is set.
+  bool coordinated = false;
+  // Tolerance of the health check: a leader that has not renewed for lease_duration + this is
+  // unhealthy.
+  std::chrono::nanoseconds health_tolerance = std::chrono::seconds(0);
+  std::shared_ptr<Clock> clock;  // default: Clock::Real()
+};
+
+// client-go's checks, in its order and with its messages.
+Status ValidateElectionConfig(const ElectionConfig& config);
+
+// Counters an elector keeps; read them with Elector::metrics().
+struct ElectorMetrics {
+  bool is_leader = false;
+  uint64_t slow_path_total = 0;      // renewals that needed a GET
+  uint64_t transitions_total = 0;    // terms started by this elector
+  uint64_t renew_total = 0;          // successful renewals
+  uint64_t failed_attempts_total = 0;
+  std::chrono::nanoseconds last_renew_latency{0};
+};
+
+class Elector {
+ public:
+  static Result<std::unique_ptr<Elector>> Create(ElectionConfig config);
+  ~Elector();
+  Elector(const Elector&) = delete;
+  Elector& operator=(const Elector&) = delete;
+
+  // Campaigns and leads until `stop` is requested (or, without recontend_after, until the first
+  // term ends). With release_on_cancel a leader releases the lease before returning.
+  void Run(std::stop_token stop);
+
+  bool IsLeader() const;
+  // The holder last observed ("" when none).
+  std::string Leader() const;
+  // The current term while leading.
+  std::optional<LeaderTerm> CurrentTerm() const;
+  // false when leading but the last renewal is older than lease_duration + health_tolerance.
+  bool Healthy() const;
+  ElectorMetrics metrics() const;
+  const ElectionConfig& config() const;
+
+ private:
+  struct State;
+  explicit Elector(ElectionConfig config);
+  std::unique_ptr<State> state_;
+};
+
+// Runs an elector on a thread of its own. Destroying the handle (or Stop) stops the election and
+// waits for Run to return.
+class ElectionHandle {
+ public:
+  explicit ElectionHandle(std::shared_ptr<Elector> elector);
+  ~ElectionHandle();
+  ElectionHandle(ElectionHandle&&) noexcept = default;
+  void Stop();
+  Elector& elector() { return *elector_; }
+
+ private:
+  std::shared_ptr<Elector> elector_;
+  std::jthread thread_;
+};
+
+}  // namespace tenure

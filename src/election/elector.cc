@@ -1,0 +1,458 @@
+#include "tenure/elector.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "election/jitter.h"
+#include "election/term_guard.h"
+
+namespace tenure {
+
+namespace {
+
+// Runs on_new_leader calls in order on one thread, so they never block the elector.
+class Notifier {
+ public:
+  explicit Notifier(std::function<void(const std::string&)> fn) : fn_(std::move(fn)) {
+    if (fn_) thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+  }
+  ~Notifier() {
+    if (thread_.joinable()) {
+      thread_.request_stop();
+      cv_.notify_all();
+    }
+  }
+  void Notify(std::string identity) {
+    if (!fn_) return;
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::move(identity));
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void Loop(std::stop_token stop) {
+    std::unique_lock lock(mu_);
+    while (true) {
+      cv_.wait(lock, stop, [&] { return !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      std::string identity = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      fn_(identity);
+      lock.lock();
+    }
+  }
+  std::function<void(const std::string&)> fn_;
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::deque<std::string> queue_;
+  std::jthread thread_;
+};
+
+}  // namespace
+
+Status ValidateElectionConfig(const ElectionConfig& c) {
+  auto invalid = [](std::string message) { return Status(Reason::kInvalid, std::move(message)); };
+  if (c.lease_duration <= c.renew_deadline) {
+    return invalid("leaseDuration must be greater than renewDeadline");
+  }
+  if (static_cast<double>(c.renew_deadline.count()) <=
+      kJitterFactor * static_cast<double>(c.retry_period.count())) {
+    return invalid("renewDeadline must be greater than retryPeriod*JitterFactor");
+  }
+  if (c.lease_duration.count() < 1) return invalid("leaseDuration must be greater than zero");
+  if (c.renew_deadline.count() < 1) return invalid("renewDeadline must be greater than zero");
+  if (c.retry_period.count() < 1) return invalid("retryPeriod must be greater than zero");
+  if (!c.callbacks.on_started_leading) return invalid("OnStartedLeading callback must not be nil");
+  if (!c.callbacks.on_stopped_leading) return invalid("OnStoppedLeading callback must not be nil");
+  if (!c.lock) return invalid("Lock must not be nil.");
+  if (c.lock->Identity().empty()) return invalid("Lock identity is empty");
+  if (c.max_clock_rate_drift < 0 || c.max_clock_rate_drift >= 0.5) {
+    return invalid("maxClockRateDrift must be in [0, 0.5)");
+  }
+  return Status::Ok();
+}
+
+struct Elector::State {
+  explicit State(ElectionConfig c)
+      : config(std::move(c)), notifier(config.callbacks.on_new_leader) {}
+  ~State() {
+    for (auto& worker : workers) {
+      if (worker.joinable()) worker.join();
+    }
+  }
+
+  ElectionConfig config;
+  Clock& clock() const { return *config.clock; }
+
+  mutable std::mutex mu;
+  // What was last seen of the record, and when (local monotonic clock).
+  std::optional<ObservedRecord> observed;
+  Clock::TimePoint observed_time{};
+  std::string reported_leader;
+  bool leading = false;
+  std::optional<LeaderTerm> term;
+  Clock::TimePoint last_renew_sent{};
+  bool end_of_term = false;  // coordinated: preferredHolder names someone else
+  ElectorMetrics metrics;
+  // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
+  std::stop_source wake_source;
+  std::vector<std::jthread> workers;  // on_started_leading calls; joined by ~Elector
+
+  Notifier notifier;
+
+  Lock& lock() { return *config.lock; }
+  std::string identity() const { return config.lock->Identity(); }
+  int lease_seconds() const {
+    return static_cast<int>(std::max<int64_t>(
+        1, std::chrono::duration_cast<std::chrono::seconds>(config.lease_duration).count()));
+  }
+
+  // Remembers a record read, written or watched; a change of bytes stamps observed_time.
+  void Observe(const ObservedRecord& record) {
+    std::string new_leader;
+    {
+      std::lock_guard lock(mu);
+      if (!observed || observed->raw != record.raw) observed_time = clock().now();
+      observed = record;
+      const std::string& holder = observed->record.holder_identity;
+      if (holder != reported_leader) {
+        reported_leader = holder;
+        new_leader = holder;
+      }
+    }
+    if (!new_leader.empty()) notifier.Notify(new_leader);
+  }
+
+  // From the lock's watch: no request is made; a waiting follower re-evaluates.
+  void OnWatched(const ObservedRecord& record) {
+    Observe(record);
+    std::lock_guard lock(mu);
+    wake_source.request_stop();
+  }
+
+  // The lease is held by someone, by our observation: holder set and observedTime + duration
+  // in the future.
+  bool ObservedValidLocked(Clock::TimePoint now) const {
+    if (!observed || observed->record.holder_identity.empty()) return false;
+    return observed_time + std::chrono::seconds(observed->record.lease_duration_seconds) > now;
+  }
+  bool ObservedValid() const {
+    std::lock_guard lock(mu);
+    return ObservedValidLocked(clock().now());
+  }
+  // Validly held by another candidate: nothing to try until that changes.
+  bool HeldByOtherLocked(Clock::TimePoint now) const {
+    return ObservedValidLocked(now) && observed->record.holder_identity != identity();
+  }
+  bool HeldByOther() const {
+    std::lock_guard lock(mu);
+    return HeldByOtherLocked(clock().now());
+  }
+
+  LeaderElectionRecord DesiredRecord() {
+    LeaderElectionRecord r;
+    r.holder_identity = identity();
+    r.lease_duration_seconds = lease_seconds();
+    r.acquire_time = r.renew_time = clock().wall_now();
+    return r;
+  }
+
+  // Records a successful write of ours.
+  int64_t Written(const ObservedRecord& written, Clock::TimePoint sent) {
+    Observe(written);
+    std::lock_guard lock(mu);
+    last_renew_sent = sent;
+    return written.version;
+  }
+
+  // One attempt of client-go's tryAcquireOrRenew. Returns the version written on success.
+  std::optional<int64_t> TryAcquireOrRenew(Clock::Duration timeout) {
+    if (config.coordinated) return TryRenewCoordinated(timeout);
+    LeaderElectionRecord desired = DesiredRecord();
+    Clock::TimePoint sent = clock().now();
+    // Fast path: the leader updates with its cached version, no GET.
+    std::optional<LeaderElectionRecord> cached;
+    {
+      std::lock_guard lock(mu);
+      if (leading && observed && ObservedValidLocked(sent)) cached = observed->record;
+    }
+    if (cached) {
+      desired.acquire_time = cached->acquire_time;
+      desired.leader_transitions = cached->leader_transitions;
+      auto written = lock().Update(desired, timeout);
+      if (written.ok()) return Written(*written, sent);
+    }
+    // Slow path.
+    {
+      std::lock_guard lock(mu);
+      if (leading) ++metrics.slow_path_total;
+    }
+    auto current = lock().Get(timeout);
+    if (!current.ok()) {
+      if (!current.status().IsNotFound()) return std::nullopt;
+      auto written = lock().Create(desired, timeout);
+      if (!written.ok()) return std::nullopt;
+      return Written(*written, sent);
+    }
+    Observe(*current);
+    const LeaderElectionRecord& old = current->record;
+    if (HeldByOther()) return std::nullopt;
+    if (old.holder_identity == identity()) {
+      desired.acquire_time = old.acquire_time;
+      desired.leader_transitions = old.leader_transitions;
+    } else {
+      desired.leader_transitions = old.leader_transitions + 1;
+    }
+    auto written = lock().Update(desired, timeout);
+    if (!written.ok()) return std::nullopt;
+    return Written(*written, sent);
+  }
+
+  // Coordinated mode: only renew a lease the controller assigned to us.
+  std::optional<int64_t> TryRenewCoordinated(Clock::Duration timeout) {
+    Clock::TimePoint sent = clock().now();
+    auto current = lock().Get(timeout);
+    if (!current.ok()) return std::nullopt;
+    Observe(*current);
+    LeaderElectionRecord record = current->record;
+    if (!ObservedValid()) return std::nullopt;
+    if (record.holder_identity != identity()) return std::nullopt;
+    if (!record.preferred_holder.empty()) {
+      // The controller prefers another candidate: end the term now and hand over.
+      std::lock_guard lock(mu);
+      if (leading) end_of_term = true;
+      return std::nullopt;
+    }
+    record.renew_time = clock().wall_now();
+    auto written = lock().Update(record, timeout);
+    if (!written.ok()) return std::nullopt;
+    return Written(*written, sent);
+  }
+
+  // The latest moment this leader may still act: see "Stop before anyone can take over".
+  Clock::TimePoint MustStopBy() const {
+    std::lock_guard lock(mu);
+    auto usable = std::chrono::duration_cast<Clock::Duration>(
+        config.lease_duration * (1.0 - config.max_clock_rate_drift));
+    return last_renew_sent + usable - config.safety_margin;
+  }
+
+  // Sleeps until `deadline` or until the lock's watch reports a change (or stop).
+  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop) {
+    std::stop_source wake;
+    {
+      std::lock_guard lock(mu);
+      wake_source = wake;
+    }
+    std::stop_callback forward(stop, [&] { wake.request_stop(); });
+    clock().SleepUntil(deadline, wake.get_token());
+  }
+
+  // Watching follower: no request until the observed lease expires or the record changes.
+  void WaitForChangeOrExpiry(std::stop_token stop) {
+    Clock::TimePoint expiry;
+    {
+      std::lock_guard lock(mu);
+      if (!HeldByOtherLocked(clock().now())) return;  // changed meanwhile: attempt now
+      expiry = observed_time + std::chrono::seconds(observed->record.lease_duration_seconds);
+    }
+    SleepUntilChange(expiry, stop);
+  }
+
+  // Returns true once leading, false when stopped.
+  bool Acquire(std::stop_token stop, bool watching) {
+    while (!stop.stop_requested()) {
+      if (watching && HeldByOther()) {
+        WaitForChangeOrExpiry(stop);  // no request while someone else validly holds it
+        continue;
+      }
+      if (auto version = TryAcquireOrRenew(config.renew_deadline)) {
+        StartTerm(*version);
+        return true;
+      }
+      {
+        std::lock_guard lock(mu);
+        ++metrics.failed_attempts_total;
+      }
+      if (watching && HeldByOther()) continue;
+      Clock::TimePoint retry_at = clock().now() + Jittered(config.retry_period);
+      if (watching) {
+        SleepUntilChange(retry_at, stop);  // e.g. a lease created or assigned meanwhile
+      } else {
+        clock().SleepUntil(retry_at, stop);
+      }
+    }
+    return false;
+  }
+
+  void StartTerm(int64_t version) {
+    std::lock_guard lock(mu);
+    leading = true;
+    term = LeaderTerm{identity(), static_cast<uint64_t>(version), clock().wall_now()};
+    metrics.is_leader = true;
+    ++metrics.transitions_total;
+    ++metrics.renew_total;
+  }
+
+  // Renews every retry period until a renewal fails for renew_deadline or the guard fires
+  // (deadline or election stop).
+  void Renew(TermGuard& guard) {
+    std::stop_token token = guard.token();
+    while (!guard.fired()) {
+      if (!clock().SleepFor(config.retry_period, token)) return;
+      Clock::TimePoint deadline = clock().now() + config.renew_deadline;
+      bool renewed = false;
+      while (!guard.fired() && clock().now() < deadline) {
+        Clock::TimePoint start = clock().now();
+        auto left = std::chrono::duration_cast<Clock::Duration>(deadline - start);
+        if (TryAcquireOrRenew(left)) {
+          renewed = true;
+          std::lock_guard lock(mu);
+          ++metrics.renew_total;
+          metrics.last_renew_latency = clock().now() - start;
+          break;
+        }
+        {
+          std::lock_guard lock(mu);
+          ++metrics.failed_attempts_total;
+          if (end_of_term) return;
+        }
+        clock().SleepUntil(std::min(deadline, clock().now() + config.retry_period), token);
+      }
+      if (!renewed) return;
+      guard.Extend(MustStopBy());
+    }
+  }
+
+  // Ends the term; true when it ended because the controller preferred another holder.
+  bool EndTerm() {
+    std::lock_guard lock(mu);
+    bool preempted = end_of_term;
+    end_of_term = false;
+    leading = false;
+    term.reset();
+    metrics.is_leader = false;
+    return preempted;
+  }
+
+  // client-go's release: GET, and if still ours write holder "" with duration 1 s; retry on
+  // Conflict until renew_deadline.
+  void Release() {
+    Clock::TimePoint deadline = clock().now() + config.renew_deadline;
+    while (clock().now() < deadline) {
+      auto left = std::chrono::duration_cast<Clock::Duration>(deadline - clock().now());
+      auto current = lock().Get(left);
+      if (!current.ok() || current->record.holder_identity != identity()) return;
+      LeaderElectionRecord released;
+      released.lease_duration_seconds = 1;
+      released.acquire_time = released.renew_time = clock().wall_now();
+      released.leader_transitions = current->record.leader_transitions;
+      if (config.coordinated) {
+        // The controller's fields stay: it assigns the next holder of a released lease.
+        released.strategy = current->record.strategy;
+        released.preferred_holder = current->record.preferred_holder;
+      }
+      auto written = lock().Update(released, left);
+      if (written.ok()) {
+        Observe(*written);
+        return;
+      }
+      if (!written.status().IsConflict()) return;
+    }
+  }
+};
+
+Elector::Elector(ElectionConfig config) : state_(std::make_unique<State>(std::move(config))) {}
+
+Elector::~Elector() = default;
+
+Result<std::unique_ptr<Elector>> Elector::Create(ElectionConfig config) {
+  if (!config.clock) config.clock = Clock::Real();
+  if (config.name.empty() && config.lock) config.name = config.lock->Describe();
+  Status s = ValidateElectionConfig(config);
+  if (!s.ok()) return s;
+  return std::unique_ptr<Elector>(new Elector(std::move(config)));
+}
+
+void Elector::Run(std::stop_token stop) {
+  State& st = *state_;
+  auto watch = st.lock().Watch([&st](const ObservedRecord& r) { st.OnWatched(r); });
+  bool watching = watch != nullptr;
+  while (!stop.stop_requested()) {
+    if (!st.Acquire(stop, watching)) break;
+    LeaderTerm term = *CurrentTerm();
+    st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
+    TermGuard guard(st.config.clock, st.MustStopBy(), stop);
+    {
+      std::lock_guard lock(st.mu);
+      st.workers.emplace_back(
+          [fn = st.config.callbacks.on_started_leading, term, token = guard.token()] {
+            fn(token, term);
+          });
+    }
+    st.Renew(guard);
+    guard.Fire();  // the leader's work stops before anything else happens
+    bool stopped = stop.stop_requested();
+    bool preempted = st.EndTerm();
+    // A preempted coordinated leader releases at once so the winner need not wait out the
+    // lease (upstream candidates just stop renewing).
+    if ((stopped && st.config.release_on_cancel) || preempted) st.Release();
+    st.lock().RecordEvent("LeaderElection", term.identity + " stopped leading");
+    st.config.callbacks.on_stopped_leading();
+    if (stopped || !st.config.recontend_after) break;
+    if (!st.clock().SleepFor(*st.config.recontend_after, stop)) break;
+  }
+}
+
+bool Elector::IsLeader() const {
+  std::lock_guard lock(state_->mu);
+  return state_->leading;
+}
+
+std::string Elector::Leader() const {
+  std::lock_guard lock(state_->mu);
+  return state_->observed ? state_->observed->record.holder_identity : "";
+}
+
+std::optional<LeaderTerm> Elector::CurrentTerm() const {
+  std::lock_guard lock(state_->mu);
+  return state_->term;
+}
+
+bool Elector::Healthy() const {
+  const State& st = *state_;
+  std::lock_guard lock(st.mu);
+  if (!st.leading) return true;
+  return st.clock().now() - st.observed_time <=
+         st.config.lease_duration + st.config.health_tolerance;
+}
+
+ElectorMetrics Elector::metrics() const {
+  std::lock_guard lock(state_->mu);
+  return state_->metrics;
+}
+
+const ElectionConfig& Elector::config() const { return state_->config; }
+
+ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector)
+    : elector_(std::move(elector)),
+      thread_([e = elector_](std::stop_token stop) { e->Run(stop); }) {}
+
+ElectionHandle::~ElectionHandle() { Stop(); }
+
+void ElectionHandle::Stop() {
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+}
+
+}  // namespace tenure

@@ -1,0 +1,371 @@
+// Elector rules with a FakeClock and MemoryLocks: every wait is on the fake clock, and tests
+// move time only once the electors are asleep, so no test depends on real timing.
+#include "tenure/elector.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "election/jitter.h"
+#include "tenure/fake_clock.h"
+#include "tenure/memory_lock.h"
+
+namespace tenure {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Waits (really) for a condition with a deadline.
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+struct Recorder {
+  std::mutex mu;
+  std::vector<std::string> calls;
+  std::vector<LeaderTerm> terms;
+  std::vector<std::stop_token> tokens;
+  std::atomic<int> started{0}, stopped{0};
+
+  void Add(std::string call) {
+    std::lock_guard lock(mu);
+    calls.push_back(std::move(call));
+  }
+  std::vector<std::string> Calls() {
+    std::lock_guard lock(mu);
+    return calls;
+  }
+  LeaderTerm Term(size_t i) {
+    std::lock_guard lock(mu);
+    return terms.at(i);
+  }
+  std::stop_token Token(size_t i) {
+    std::lock_guard lock(mu);
+    return tokens.at(i);
+  }
+};
+
+class ElectorTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  std::shared_ptr<MemoryLockStore> store_ = std::make_shared<MemoryLockStore>();
+
+  ElectionConfig Config(const std::string& identity, Recorder& rec, bool watch = true) {
+    ElectionConfig c;
+    c.lock = std::make_shared<MemoryLock>(store_, identity, watch);
+    c.clock = clock_;
+    c.callbacks.on_started_leading = [&rec](std::stop_token stop, const LeaderTerm& term) {
+      {
+        std::lock_guard lock(rec.mu);
+        rec.terms.push_back(term);
+        rec.tokens.push_back(stop);
+      }
+      rec.Add("started " + term.identity);
+      ++rec.started;
+    };
+    c.callbacks.on_stopped_leading = [&rec] {
+      rec.Add("stopped");
+      ++rec.stopped;
+    };
+    c.callbacks.on_new_leader = [&rec](const std::string& id) { rec.Add("new " + id); };
+    return c;
+  }
+
+  std::unique_ptr<ElectionHandle> Start(ElectionConfig config) {
+    auto elector = Elector::Create(std::move(config));
+    EXPECT_TRUE(elector.ok()) << elector.status().ToString();
+    return std::make_unique<ElectionHandle>(std::shared_ptr<Elector>(std::move(*elector)));
+  }
+
+  // Advances the fake clock in steps once `sleepers` threads wait on it.
+  void Advance(std::chrono::nanoseconds total, int sleepers,
+               std::chrono::nanoseconds step = 500ms) {
+    for (std::chrono::nanoseconds done{0}; done < total; done += step) {
+      ASSERT_TRUE(clock_->WaitForSleepers(sleepers, 10s)) << "sleepers: " << clock_->sleepers();
+      clock_->Advance(step);
+    }
+  }
+};
+
+TEST(ElectionConfigTest, ValidationFollowsClientGoOrderAndMessages) {
+  auto lock = std::make_shared<MemoryLock>(std::make_shared<MemoryLockStore>(), "me");
+  ElectionConfig c;
+  c.lock = lock;
+  c.callbacks.on_started_leading = [](std::stop_token, const LeaderTerm&) {};
+  c.callbacks.on_stopped_leading = [] {};
+  EXPECT_TRUE(ValidateElectionConfig(c).ok());
+
+  auto message = [](ElectionConfig config) { return ValidateElectionConfig(config).message(); };
+  ElectionConfig bad = c;
+  bad.lease_duration = 10s;
+  EXPECT_EQ(message(bad), "leaseDuration must be greater than renewDeadline");
+  bad = c;
+  bad.retry_period = 9s;
+  EXPECT_EQ(message(bad), "renewDeadline must be greater than retryPeriod*JitterFactor");
+  bad = c;
+  bad.retry_period = 0s;
+  EXPECT_EQ(message(bad), "retryPeriod must be greater than zero");
+  bad = c;
+  bad.callbacks.on_started_leading = nullptr;
+  EXPECT_EQ(message(bad), "OnStartedLeading callback must not be nil");
+  bad = c;
+  bad.callbacks.on_stopped_leading = nullptr;
+  EXPECT_EQ(message(bad), "OnStoppedLeading callback must not be nil");
+  bad = c;
+  bad.lock = nullptr;
+  EXPECT_EQ(message(bad), "Lock must not be nil.");
+  bad = c;
+  bad.lock = std::make_shared<MemoryLock>(std::make_shared<MemoryLockStore>(), "");
+  EXPECT_EQ(message(bad), "Lock identity is empty");
+  EXPECT_EQ(ValidateElectionConfig(bad).reason(), Reason::kInvalid);
+  EXPECT_FALSE(Elector::Create(bad).ok());
+}
+
+TEST(JitterTest, StaysWithinRetryPeriodAndTwoPointTwoTimesIt) {
+  for (int i = 0; i < 10000; ++i) {
+    auto d = Jittered(2s);
+    EXPECT_GE(d, 2s);
+    EXPECT_LT(d, 4400ms);
+  }
+}
+
+TEST_F(ElectorTest, AcquiresAnEmptyLockAtOnceAndRenewsOnTheFastPath) {
+  Recorder rec;
+  auto handle = Start(Config("a", rec));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  auto record = store_->current();
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->record.holder_identity, "a");
+  EXPECT_EQ(record->record.lease_duration_seconds, 15);
+  EXPECT_EQ(record->record.leader_transitions, 0);
+  EXPECT_EQ(rec.Term(0).fencing_token, static_cast<uint64_t>(record->version));
+  int reads = store_->reads();
+  // Elector thread and term guard sleep; five renewals follow, none with a GET.
+  Advance(10s, 2);
+  ASSERT_TRUE(Eventually([&] { return store_->writes() >= 5; }));
+  EXPECT_EQ(store_->reads(), reads);
+  EXPECT_EQ(handle->elector().metrics().slow_path_total, 0u);
+  EXPECT_TRUE(handle->elector().IsLeader());
+  EXPECT_TRUE(handle->elector().Healthy());
+}
+
+TEST_F(ElectorTest, ConflictOnTheFastPathFallsBackToGetAndKeepsLeading) {
+  Recorder rec;
+  auto handle = Start(Config("a", rec));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  // Someone else rewrites the record (same holder): our cached version is stale.
+  LeaderElectionRecord r = store_->current()->record;
+  store_->Put(r);
+  Advance(2s, 2);
+  ASSERT_TRUE(Eventually([&] { return handle->elector().metrics().slow_path_total == 1; }));
+  ASSERT_TRUE(Eventually([&] { return handle->elector().metrics().renew_total >= 2; }));
+  EXPECT_TRUE(handle->elector().IsLeader());
+  EXPECT_EQ(store_->current()->record.holder_identity, "a");
+}
+
+TEST_F(ElectorTest, ExpiryIsJudgedOnTheRecordsOwnDurationFromLocalObservation) {
+  LeaderElectionRecord other;
+  other.holder_identity = "other";
+  other.lease_duration_seconds = 30;  // longer than our 15 s
+  store_->Put(other);
+  Recorder rec;
+  auto handle = Start(Config("b", rec, /*watch=*/false));
+  Advance(29s, 1);
+  EXPECT_EQ(rec.started.load(), 0);
+  EXPECT_EQ(store_->current()->record.holder_identity, "other");
+  Advance(6s, 1);  // past 30 s plus the longest jittered retry
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  EXPECT_EQ(store_->current()->record.holder_identity, "b");
+  EXPECT_EQ(store_->current()->record.leader_transitions, 1);
+}
+
+TEST_F(ElectorTest, TakeoverCountsTransitionsAndSetsAcquireTime) {
+  Recorder ra, rb;
+  auto a = Start(Config("a", ra));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  auto first = store_->current()->record;
+  auto b = Start(Config("b", rb));
+  ASSERT_TRUE(Eventually([&] { return store_->reads() >= 1; }));
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));  // a, a's guard, b watching
+  store_->SetFailure(Status::Unavailable("a is partitioned"));  // a can no longer renew...
+  // ...and gives up 2 s + renew deadline (10 s) after its last renewal.
+  Advance(12s, 3);
+  ASSERT_TRUE(Eventually([&] { return ra.stopped.load() == 1; }));
+  store_->SetFailure(Status::Ok());
+  Advance(4s, 1);  // b tries when the lease it observed at 0 s expires (15 s)
+  ASSERT_TRUE(Eventually([&] { return rb.started.load() == 1; }));
+  auto second = store_->current()->record;
+  EXPECT_EQ(second.holder_identity, "b");
+  EXPECT_EQ(second.leader_transitions, first.leader_transitions + 1);
+  EXPECT_GT(second.acquire_time, first.acquire_time);
+  EXPECT_GT(rb.Term(0).fencing_token, ra.Term(0).fencing_token);
+}
+
+TEST_F(ElectorTest, ReleaseOnCancelHandsOverThroughTheWatchWithoutWaiting) {
+  Recorder ra, rb;
+  ElectionConfig ca = Config("a", ra);
+  ca.release_on_cancel = true;
+  auto a = Start(std::move(ca));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  auto b = Start(Config("b", rb));
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));  // a, a's guard, b waiting on the watch
+  int transitions = store_->current()->record.leader_transitions;
+  a->Stop();
+  EXPECT_TRUE(ra.Token(0).stop_requested());
+  EXPECT_EQ(ra.stopped.load(), 1);
+  // b takes over without the fake clock moving at all.
+  ASSERT_TRUE(Eventually([&] { return rb.started.load() == 1; }));
+  auto record = store_->current()->record;
+  EXPECT_EQ(record.holder_identity, "b");
+  EXPECT_EQ(record.leader_transitions, transitions + 1);
+  EXPECT_GT(rb.Term(0).fencing_token, ra.Term(0).fencing_token);
+}
+
+TEST_F(ElectorTest, ReleaseWritesAnEmptyHolderWithOneSecondAndKeepsTransitions) {
+  Recorder ra;
+  ElectionConfig ca = Config("a", ra);
+  ca.release_on_cancel = true;
+  auto a = Start(std::move(ca));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  LeaderElectionRecord held = store_->current()->record;
+  held.leader_transitions = 7;
+  store_->Put(held);  // the release must GET first and keep what it finds
+  a->Stop();
+  auto released = store_->current()->record;
+  EXPECT_EQ(released.holder_identity, "");
+  EXPECT_EQ(released.lease_duration_seconds, 1);
+  EXPECT_EQ(released.leader_transitions, 7);
+  EXPECT_EQ(released.acquire_time, released.renew_time);
+}
+
+TEST_F(ElectorTest, CallbacksRunInOrderAndStoppedLeadingOnlyAfterATerm) {
+  Recorder rec;
+  auto a = Start(Config("a", rec));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  a->Stop();
+  auto calls = rec.Calls();
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_EQ(calls.back(), "stopped");
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "started a"), calls.end());
+
+  // A candidate that never leads never hears on_stopped_leading.
+  Recorder rx, ry;
+  auto store2 = std::make_shared<MemoryLockStore>();
+  LeaderElectionRecord held;
+  held.holder_identity = "x";
+  held.lease_duration_seconds = 15;
+  store_ = store2;
+  store_->Put(held);
+  auto y = Start(Config("y", ry));
+  ASSERT_TRUE(Eventually([&] { return store_->reads() >= 1; }));
+  y->Stop();
+  EXPECT_EQ(ry.stopped.load(), 0);
+  EXPECT_EQ(ry.started.load(), 0);
+}
+
+TEST_F(ElectorTest, NewLeaderIsReportedOncePerChangeOfHolder) {
+  Recorder ra, rb;
+  auto a = Start(Config("a", ra));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  auto b = Start(Config("b", rb));
+  Advance(10s, 3);  // five renewals by a, all seen by b's watch
+  ASSERT_TRUE(Eventually([&] {
+    auto calls = rb.Calls();
+    return std::count(calls.begin(), calls.end(), "new a") == 1;
+  }));
+  auto calls = rb.Calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "new a"), 1);
+  EXPECT_EQ(calls.size(), 1u);
+}
+
+TEST_F(ElectorTest, AWatchingFollowerMakesNoRequestsWhileTheLeaderRenews) {
+  Recorder ra, rb;
+  auto a = Start(Config("a", ra));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  auto b = Start(Config("b", rb));
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));
+  int reads = store_->reads();
+  int writes = store_->writes();
+  Advance(60s, 3);
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));
+  EXPECT_EQ(store_->reads(), reads);                 // neither polls
+  EXPECT_GE(store_->writes() - writes, 25);           // a renewed every 2 s
+  EXPECT_EQ(rb.started.load(), 0);
+}
+
+TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  c.health_tolerance = 0s;
+  auto a = Start(std::move(c));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  store_->SetHung(true);  // the next renewal blocks inside the lock call
+  // The guard alone sleeps once the elector is stuck in the hung call.
+  Advance(2s, 2, 1s);
+  ASSERT_TRUE(Eventually([&] { return store_->hung_calls() == 1; }));
+  Advance(12s, 1, 250ms);
+  EXPECT_FALSE(rec.Token(0).stop_requested());  // 14 s: still inside the usable lease
+  Advance(750ms, 1, 250ms);
+  // Fired at 15 s x 0.99 - 100 ms = 14.75 s after the last renewal was sent.
+  EXPECT_TRUE(Eventually([&] { return rec.Token(0).stop_requested(); }));
+  Advance(1s, 0, 250ms);
+  EXPECT_FALSE(a->elector().Healthy())  // leading on paper, not renewed for > 15 s
+      << "leader " << a->elector().IsLeader() << " renewals " << a->elector().metrics().renew_total
+      << " failed " << a->elector().metrics().failed_attempts_total;
+  store_->SetHung(false);
+  ASSERT_TRUE(Eventually([&] { return rec.stopped.load() == 1; }));
+  EXPECT_FALSE(a->elector().IsLeader());
+  EXPECT_TRUE(a->elector().Healthy());
+}
+
+TEST_F(ElectorTest, FencingTokensIncreaseAcrossTermsOfTheSameIdentity) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  c.recontend_after = 3s;
+  auto a = Start(std::move(c));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  store_->SetFailure(Status::Unavailable("down"));
+  Advance(14s, 2);
+  ASSERT_TRUE(Eventually([&] { return rec.stopped.load() == 1; }));
+  store_->SetFailure(Status::Ok());
+  Advance(6s, 1);
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 2; }));
+  EXPECT_GT(rec.Term(1).fencing_token, rec.Term(0).fencing_token);
+}
+
+TEST_F(ElectorTest, CoordinatedModeNeverCreatesAndStopsAtPreferredHolder) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  c.coordinated = true;
+  auto a = Start(std::move(c));
+  Advance(6s, 1);
+  EXPECT_FALSE(store_->current().has_value());  // nothing created
+  EXPECT_EQ(rec.started.load(), 0);
+  LeaderElectionRecord assigned;
+  assigned.holder_identity = "a";
+  assigned.lease_duration_seconds = 5;
+  assigned.strategy = "OldestEmulationVersion";
+  store_->Put(assigned);  // the controller assigns the lease
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  EXPECT_EQ(store_->current()->record.strategy, "OldestEmulationVersion");
+  LeaderElectionRecord preempted = store_->current()->record;
+  preempted.preferred_holder = "b";
+  store_->Put(preempted);
+  Advance(2s, 2);  // the next renewal sees preferredHolder: the term ends and a releases
+  ASSERT_TRUE(Eventually([&] { return rec.stopped.load() == 1; }));
+  auto released = store_->current()->record;
+  EXPECT_EQ(released.holder_identity, "");  // never writes another holder, only releases
+  EXPECT_EQ(released.strategy, "OldestEmulationVersion");
+  EXPECT_EQ(released.preferred_holder, "b");
+}
+
+}  // namespace
+}  // namespace tenure
