@@ -7,6 +7,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <atomic>
 #include <functional>
 #include <optional>
 
@@ -29,6 +30,7 @@ Status TransportError(const Endpoint& ep, const std::string& what, const beast::
 
 struct HttpConnection::Impl {
   Endpoint endpoint;
+  std::atomic<bool> interrupted{false};
   net::io_context io;
   std::optional<net::ssl::context> ssl;
   std::optional<beast::tcp_stream> plain;
@@ -198,11 +200,26 @@ HttpConnection::~HttpConnection() { impl_->Close(); }
 
 void HttpConnection::Close() { impl_->Close(); }
 
+void HttpConnection::Interrupt() {
+  impl_->interrupted = true;
+  // Runs on the thread that is inside io.run(), if any; otherwise the flag stops the next call.
+  net::post(impl_->io, [im = impl_.get()] {
+    beast::error_code ec;
+    if (im->secure) beast::get_lowest_layer(*im->secure).socket().close(ec);
+    if (im->plain) im->plain->socket().close(ec);
+  });
+}
+
+namespace {
+Status Interrupted() { return Status::Unavailable("interrupted"); }
+}  // namespace
+
 Result<HttpReply> HttpConnection::Request(
     const std::string& method, const std::string& target,
     const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body,
     std::chrono::milliseconds timeout) {
   Impl& im = *impl_;
+  if (im.interrupted) return Interrupted();
   if (im.stream_parser) im.Close();  // a finished or abandoned stream cannot carry requests
   // A kept-alive connection may have been closed by the server meanwhile: retry once on a
   // fresh connection when the old one fails before any reply byte.
@@ -234,6 +251,7 @@ Result<HttpReply> HttpConnection::StartStream(
     const std::string& target, const std::vector<std::pair<std::string, std::string>>& headers,
     std::chrono::milliseconds timeout) {
   Impl& im = *impl_;
+  if (im.interrupted) return Interrupted();
   im.Close();
   if (Status s = im.Connect(timeout); !s.ok()) return s;
   auto req = im.MakeRequest("GET", target, headers, "");
@@ -266,6 +284,7 @@ Result<std::string> HttpConnection::ReadLine(std::chrono::milliseconds timeout) 
   Impl& im = *impl_;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
+    if (im.interrupted) return Interrupted();
     size_t newline = im.pending.find('\n');
     if (newline != std::string::npos) {
       std::string line = im.pending.substr(0, newline);

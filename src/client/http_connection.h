@@ -56,6 +56,9 @@ class HttpConnection {
                                 std::chrono::milliseconds timeout);
   Result<std::string> ReadLine(std::chrono::milliseconds timeout);
   void Close();
+  // From any thread: ends a blocking call in progress (and every later one) with Unavailable
+  // "interrupted". Used to stop a watch that is waiting for the next event.
+  void Interrupt();
 
  private:
   struct Impl;

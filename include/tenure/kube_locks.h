@@ -1,0 +1,29 @@
+// Locks kept in Kubernetes objects:
+// - LeaseLock: a coordination.k8s.io/v1 Lease (what client-go uses); supports watch.
+// - ConfigMapLock: the record as JSON in the ConfigMap annotation
+//   control-plane.alpha.kubernetes.io/leader (the older client-go format, and the one the
+//   official Python client uses; its non-standard record — leaseDurationSeconds as a string,
+//   naive timestamps — is read tolerantly). Supports watch.
+// Both write Events ("<id> became leader" / "stopped leading", reason LeaderElection) about the
+// object when publish_events is set.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tenure/cluster.h"
+#include "tenure/lock.h"
+
+namespace tenure {
+
+struct KubeLockOptions {
+  std::string namespace_;  // "" : the cluster's default namespace
+  std::string name;
+  std::string identity;
+  bool publish_events = true;
+};
+
+std::shared_ptr<Lock> NewLeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);
+std::shared_ptr<Lock> NewConfigMapLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);
+
+}  // namespace tenure

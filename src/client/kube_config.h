@@ -1,0 +1,37 @@
+// Where and how to reach a Kubernetes API server: from a kubeconfig file (current context or a
+// named one: server, CA as file or data, insecure-skip-tls-verify, token or token file, client
+// certificate and key as files or data, namespace) or from inside a pod (KUBERNETES_SERVICE_HOST
+// / _PORT and the service account's token, CA and namespace files).
+#pragma once
+
+#include <string>
+
+#include "client/http_connection.h"
+#include "tenure/status.h"
+
+namespace tenure::client {
+
+struct ClusterConfig {
+  Endpoint endpoint;        // host, port, TLS settings
+  std::string path_prefix;  // from a server URL like https://host/prefix ("" usually)
+  std::string token;        // a static bearer token
+  std::string token_file;   // a token file, re-read when it changes (projected tokens rotate)
+  std::string namespace_ = "default";
+  std::string server;       // the server URL, for messages
+};
+
+// Parses "https://host:port/prefix" into endpoint and prefix (default ports 443 / 80).
+Status ParseServerUrl(const std::string& url, ClusterConfig& config);
+
+// `path` "" means $KUBECONFIG (its first existing entry) or ~/.kube/config; `context` "" means
+// the current context.
+Result<ClusterConfig> LoadKubeconfig(const std::string& path = "", const std::string& context = "");
+
+// The pod's service account; `root` is /var/run/secrets/kubernetes.io/serviceaccount.
+Result<ClusterConfig> LoadInClusterConfig(
+    const std::string& root = "/var/run/secrets/kubernetes.io/serviceaccount");
+
+// In-cluster when KUBERNETES_SERVICE_HOST is set, else the kubeconfig.
+Result<ClusterConfig> LoadDefaultConfig();
+
+}  // namespace tenure::client

@@ -1,0 +1,227 @@
+#include "client/watch_multiplexer.h"
+
+#include <condition_variable>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "api/url.h"
+
+namespace tenure::client {
+
+using nlohmann::json;
+
+// The stream of one collection and its subscribers.
+class CollectionWatch {
+ public:
+  CollectionWatch(KubeClient& client, std::string path) : client_(client), path_(std::move(path)) {}
+  ~CollectionWatch() { Stop(); }
+
+  int Add(const std::string& name, ObjectEventHandler handler) {
+    std::lock_guard lock(mu_);
+    int id = next_id_++;
+    auto entry = std::make_shared<Entry>();
+    entry->name = name;
+    entry->handler = std::move(handler);
+    entries_[id] = entry;
+    if (!thread_.joinable()) {
+      thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+    }
+    return id;
+  }
+
+  // Returns true when no subscriber is left. Once it returns, the handler is never called again.
+  bool Remove(int id) {
+    std::shared_ptr<Entry> entry;
+    bool empty;
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(id);
+      if (it != entries_.end()) {
+        entry = it->second;
+        entries_.erase(it);
+      }
+      empty = entries_.empty();
+    }
+    if (entry) {
+      std::lock_guard lock(entry->mu);  // waits for a delivery in progress
+      entry->alive = false;
+    }
+    return empty;
+  }
+
+  void Stop() {
+    if (!thread_.joinable()) return;
+    thread_.request_stop();
+    {
+      std::lock_guard lock(conn_mu_);
+      if (connection_) connection_->Interrupt();
+    }
+    backoff_cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    ObjectEventHandler handler;
+    std::mutex mu;
+    bool alive = true;
+  };
+
+  void Deliver(const std::string& type, const json& object) {
+    std::string name = object.value("/metadata/name"_json_pointer, std::string());
+    std::vector<std::shared_ptr<Entry>> targets;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [id, e] : entries_) {
+        if (e->name == name) targets.push_back(e);
+      }
+    }
+    for (const auto& e : targets) {
+      std::lock_guard lock(e->mu);
+      if (e->alive) e->handler(type, object);
+    }
+  }
+
+  // Lists the collection: the current state is delivered (a relist after 410 must not hide a
+  // change), objects gone since are reported DELETED. Returns the list's resourceVersion.
+  Result<std::string> Relist() {
+    auto list = client_.Call("GET", path_, nullptr, std::chrono::seconds(30));
+    if (!list.ok()) return list.status();
+    std::set<std::string> present;
+    if (auto items = list->find("items"); items != list->end() && items->is_array()) {
+      for (const json& item : *items) {
+        present.insert(item.value("/metadata/name"_json_pointer, std::string()));
+        Deliver("MODIFIED", item);
+      }
+    }
+    for (const std::string& name : known_) {
+      if (!present.count(name)) Deliver("DELETED", json{{"metadata", {{"name", name}}}});
+    }
+    known_ = std::move(present);
+    return list->value("/metadata/resourceVersion"_json_pointer, std::string());
+  }
+
+  void Backoff(std::stop_token stop, std::chrono::milliseconds& delay) {
+    std::unique_lock lock(backoff_mu_);
+    backoff_cv_.wait_for(lock, stop, delay, [] { return false; });
+    delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+  }
+
+  void Loop(std::stop_token stop) {
+    std::string rv;
+    auto delay = std::chrono::milliseconds(100);
+    while (!stop.stop_requested()) {
+      if (rv.empty()) {
+        auto listed = Relist();
+        if (!listed.ok()) {
+          Backoff(stop, delay);
+          continue;
+        }
+        rv = *listed;
+      }
+      auto connection = client_.NewConnection();
+      {
+        std::lock_guard lock(conn_mu_);
+        connection_ = connection.get();
+        if (stop.stop_requested()) connection->Interrupt();
+      }
+      client_.CountRequest();
+      std::string target = client_.config().path_prefix + path_ +
+                           "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1800&resourceVersion=" +
+                           api::PercentEncode(rv);
+      auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
+      bool healthy = head.ok() && head->status == 200;
+      while (healthy && !stop.stop_requested()) {
+        auto line = connection->ReadLine(std::chrono::seconds(1900));
+        if (!line.ok()) break;  // end of stream, timeout, lost connection or interrupt
+        json event = json::parse(*line, nullptr, false);
+        if (!event.is_object()) continue;
+        std::string type = event.value("type", "");
+        const json& object = event["object"];
+        if (type == "ERROR") {
+          if (object.value("code", 0) == 410) rv.clear();  // expired: relist
+          break;
+        }
+        std::string object_rv = object.value("/metadata/resourceVersion"_json_pointer, std::string());
+        if (!object_rv.empty()) rv = object_rv;
+        if (type == "BOOKMARK") continue;
+        std::string name = object.value("/metadata/name"_json_pointer, std::string());
+        if (type == "DELETED") known_.erase(name);
+        else known_.insert(name);
+        Deliver(type, object);
+        delay = std::chrono::milliseconds(100);
+      }
+      {
+        std::lock_guard lock(conn_mu_);
+        connection_ = nullptr;
+      }
+      if (head.ok() && head->status == 410) rv.clear();
+      if (!healthy) Backoff(stop, delay);
+    }
+  }
+
+  KubeClient& client_;
+  std::string path_;
+  std::mutex mu_;
+  int next_id_ = 0;
+  std::map<int, std::shared_ptr<Entry>> entries_;
+  std::set<std::string> known_;  // names present, for DELETED after a relist
+  std::mutex conn_mu_;
+  HttpConnection* connection_ = nullptr;
+  std::mutex backoff_mu_;
+  std::condition_variable_any backoff_cv_;
+  std::jthread thread_;
+};
+
+namespace {
+class MultiplexedSubscription final : public Subscription {
+ public:
+  MultiplexedSubscription(WatchMultiplexer& owner, std::string path, int id)
+      : owner_(owner), path_(std::move(path)), id_(id) {}
+  ~MultiplexedSubscription() override { owner_.Unsubscribe(path_, id_); }
+
+ private:
+  WatchMultiplexer& owner_;
+  std::string path_;
+  int id_;
+};
+}  // namespace
+
+WatchMultiplexer::WatchMultiplexer(KubeClient& client) : client_(client) {}
+
+WatchMultiplexer::~WatchMultiplexer() {
+  std::map<std::string, std::shared_ptr<CollectionWatch>> watches;
+  {
+    std::lock_guard lock(mu_);
+    watches.swap(watches_);
+  }
+  for (auto& [path, watch] : watches) watch->Stop();
+}
+
+std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(const std::string& collection_path,
+                                                          const std::string& name,
+                                                          ObjectEventHandler handler) {
+  std::lock_guard lock(mu_);
+  auto& watch = watches_[collection_path];
+  if (!watch) watch = std::make_shared<CollectionWatch>(client_, collection_path);
+  int id = watch->Add(name, std::move(handler));
+  return std::make_unique<MultiplexedSubscription>(*this, collection_path, id);
+}
+
+void WatchMultiplexer::Unsubscribe(const std::string& collection_path, int id) {
+  std::shared_ptr<CollectionWatch> finished;
+  {
+    std::lock_guard lock(mu_);
+    auto it = watches_.find(collection_path);
+    if (it == watches_.end()) return;
+    if (it->second->Remove(id)) {
+      finished = it->second;
+      watches_.erase(it);
+    }
+  }
+  if (finished) finished->Stop();
+}
+
+}  // namespace tenure::client

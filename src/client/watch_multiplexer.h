@@ -1,0 +1,32 @@
+// WatchMultiplexer: one watch stream per collection, shared by every subscriber to an object in
+// it. The stream resumes from the last resourceVersion after a disconnect, relists after 410
+// Expired (delivering the current state as MODIFIED, or DELETED for a vanished object), and
+// retries with a capped backoff while the server is unreachable.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "client/kube_client.h"
+
+namespace tenure::client {
+
+class CollectionWatch;
+
+class WatchMultiplexer {
+ public:
+  explicit WatchMultiplexer(KubeClient& client);
+  ~WatchMultiplexer();
+  std::unique_ptr<Subscription> Subscribe(const std::string& collection_path,
+                                          const std::string& name, ObjectEventHandler handler);
+  void Unsubscribe(const std::string& collection_path, int id);
+
+ private:
+  KubeClient& client_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<CollectionWatch>> watches_;
+};
+
+}  // namespace tenure::client

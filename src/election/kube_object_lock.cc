@@ -1,0 +1,137 @@
+#include "election/kube_object_lock.h"
+
+#include "api/time.h"
+
+namespace tenure {
+
+using nlohmann::json;
+
+KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
+    : cluster_(std::move(cluster)), options_(std::move(options)) {
+  if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
+}
+
+KubeObjectLock::~KubeObjectLock() {
+  if (events_thread_.joinable()) {
+    events_thread_.request_stop();
+    events_cv_.notify_all();
+    events_thread_.join();
+  }
+}
+
+Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
+  auto record = ReadRecord(object);
+  std::lock_guard lock(mu_);
+  cached_ = object;
+  return record;
+}
+
+Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
+  auto object = cluster_->client().Call("GET", ObjectPath(), nullptr, timeout);
+  if (!object.ok()) return object.status();
+  return Remember(*object);
+}
+
+Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record,
+                                              Timeout timeout) {
+  json object = NewObject(record);
+  auto created = cluster_->client().Call("POST", CollectionPath(), &object, timeout);
+  if (!created.ok()) return created.status();
+  return Remember(*created);
+}
+
+Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record,
+                                              Timeout timeout) {
+  json object;
+  {
+    std::lock_guard lock(mu_);
+    if (!cached_) return Status::NotFound(Describe() + ": not read yet");
+    object = *cached_;
+  }
+  PutRecord(object, record);  // keeps metadata.resourceVersion: a compare-and-swap
+  auto updated = cluster_->client().Call("PUT", ObjectPath(), &object, timeout);
+  if (!updated.ok()) return updated.status();
+  return Remember(*updated);
+}
+
+namespace {
+class SubscriptionWatch final : public LockWatch {
+ public:
+  SubscriptionWatch(std::shared_ptr<Cluster> cluster, std::unique_ptr<client::Subscription> s)
+      : cluster_(std::move(cluster)), subscription_(std::move(s)) {}
+  ~SubscriptionWatch() override { subscription_.reset(); }
+
+ private:
+  std::shared_ptr<Cluster> cluster_;  // outlives the subscription
+  std::unique_ptr<client::Subscription> subscription_;
+};
+}  // namespace
+
+std::unique_ptr<LockWatch> KubeObjectLock::Watch(
+    std::function<void(const ObservedRecord&)> on_change) {
+  auto subscription = cluster_->client().WatchObject(
+      CollectionPath(), options_.name,
+      [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
+        if (type == "DELETED") {
+          on_change(ObservedRecord{});  // no holder: free
+          return;
+        }
+        auto record = ReadRecord(object);
+        if (record.ok()) on_change(*record);
+      });
+  return std::make_unique<SubscriptionWatch>(cluster_, std::move(subscription));
+}
+
+void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view message) {
+  if (!options_.publish_events) return;
+  std::string uid;
+  {
+    std::lock_guard lock(mu_);
+    if (cached_) uid = cached_->value("/metadata/uid"_json_pointer, std::string());
+  }
+  std::string now = api::FormatTime(std::chrono::system_clock::now());
+  json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"generateName", options_.name + "."}, {"namespace", options_.namespace_}}},
+      {"involvedObject",
+       {{"apiVersion", ApiVersion()},
+        {"kind", Kind()},
+        {"name", options_.name},
+        {"namespace", options_.namespace_},
+        {"uid", uid}}},
+      {"reason", std::string(reason)},
+      {"message", std::string(message)},
+      {"type", "Normal"},
+      {"source", {{"component", "tenure"}}},
+      {"firstTimestamp", now},
+      {"lastTimestamp", now},
+      {"count", 1},
+      {"reportingComponent", "tenure"},
+      {"reportingInstance", options_.identity}};
+  {
+    std::lock_guard lock(events_mu_);
+    if (events_.size() < 100) events_.push_back(std::move(event));  // drop when the server lags
+    if (!events_thread_.joinable()) {
+      events_thread_ = std::jthread([this](std::stop_token stop) { SendEvents(stop); });
+    }
+  }
+  events_cv_.notify_all();
+}
+
+void KubeObjectLock::SendEvents(std::stop_token stop) {
+  std::string path = "/api/v1/namespaces/" + options_.namespace_ + "/events";
+  std::unique_lock lock(events_mu_);
+  while (true) {
+    events_cv_.wait(lock, stop, [&] { return !events_.empty(); });
+    if (events_.empty()) return;
+    json event = std::move(events_.front());
+    events_.pop_front();
+    lock.unlock();
+    // Best effort, as client-go's recorder: an event that cannot be posted is dropped.
+    (void)cluster_->client().Call("POST", path, &event, std::chrono::seconds(5));
+    lock.lock();
+  }
+}
+
+}  // namespace tenure

@@ -1,0 +1,62 @@
+// KubeObjectLock: what LeaseLock and ConfigMapLock share. The record lives in one Kubernetes
+// object; the lock keeps the object it last read or wrote and updates it with its
+// resourceVersion (optimistic concurrency). Subclasses only say where the record sits in the
+// object. Events go out on a background thread so a slow server never blocks the elector.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "client/kube_client.h"
+#include "tenure/kube_locks.h"
+
+namespace tenure {
+
+class KubeObjectLock : public Lock {
+ public:
+  KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);
+  ~KubeObjectLock() override;
+
+  Result<ObservedRecord> Get(Timeout timeout) override;
+  Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) override;
+  Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) override;
+  std::string Identity() const override { return options_.identity; }
+  std::string Describe() const override { return options_.namespace_ + "/" + options_.name; }
+  std::unique_ptr<LockWatch> Watch(std::function<void(const ObservedRecord&)> on_change) override;
+  void RecordEvent(std::string_view reason, std::string_view message) override;
+
+ protected:
+  // "/apis/coordination.k8s.io/v1/namespaces/NS/leases"
+  virtual std::string CollectionPath() const = 0;
+  // A new object holding `record`.
+  virtual nlohmann::json NewObject(const LeaderElectionRecord& record) const = 0;
+  // Writes `record` into an existing object.
+  virtual void PutRecord(nlohmann::json& object, const LeaderElectionRecord& record) const = 0;
+  // The record in an object, and its raw form; NotFound when the object has none.
+  virtual Result<ObservedRecord> ReadRecord(const nlohmann::json& object) const = 0;
+  virtual std::string Kind() const = 0;
+  virtual std::string ApiVersion() const = 0;
+
+  const KubeLockOptions& options() const { return options_; }
+
+ private:
+  std::string ObjectPath() const { return CollectionPath() + "/" + options_.name; }
+  Result<ObservedRecord> Remember(const nlohmann::json& object);
+  void SendEvents(std::stop_token stop);
+
+  std::shared_ptr<Cluster> cluster_;
+  KubeLockOptions options_;
+  std::mutex mu_;
+  std::optional<nlohmann::json> cached_;  // the object as last read or written
+
+  std::mutex events_mu_;
+  std::condition_variable_any events_cv_;
+  std::deque<nlohmann::json> events_;
+  std::jthread events_thread_;
+};
+
+}  // namespace tenure
