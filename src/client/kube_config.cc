@@ -31,12 +31,16 @@ std::string Resolve(const std::string& file, const std::string& base_dir) {
   return base_dir + "/" + file;
 }
 
+// The `field` of the list entry named `name`; an undefined node when there is none.
 YAML::Node FindNamed(const YAML::Node& list, const std::string& name, const char* field) {
-  if (!list || !list.IsSequence()) return YAML::Node();
-  for (const auto& item : list) {
-    if (item["name"] && item["name"].as<std::string>() == name) return item[field];
+  if (list && list.IsSequence()) {
+    for (const auto& item : list) {
+      if (item["name"] && item["name"].as<std::string>() == name && item[field]) {
+        return item[field];
+      }
+    }
   }
-  return YAML::Node();
+  return YAML::Node(YAML::NodeType::Undefined);
 }
 
 std::string Str(const YAML::Node& node, const char* key) {

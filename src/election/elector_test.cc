@@ -11,6 +11,7 @@
 #include "election/jitter.h"
 #include "tenure/fake_clock.h"
 #include "tenure/memory_lock.h"
+#include "tenure/metrics.h"
 
 namespace tenure {
 namespace {
@@ -365,6 +366,32 @@ TEST_F(ElectorTest, CoordinatedModeNeverCreatesAndStopsAtPreferredHolder) {
   EXPECT_EQ(released.holder_identity, "");  // never writes another holder, only releases
   EXPECT_EQ(released.strategy, "OldestEmulationVersion");
   EXPECT_EQ(released.preferred_holder, "b");
+}
+
+}  // namespace
+}  // namespace tenure
+
+namespace tenure {
+namespace {
+
+TEST_F(ElectorTest, MetricsAreExposedWithKubernetesNames) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  c.name = "my \"election\"";
+  auto elector = Elector::Create(std::move(c));
+  ASSERT_TRUE(elector.ok());
+  std::shared_ptr<Elector> shared(std::move(*elector));
+  ElectionHandle handle(shared);
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  std::string text = RenderPrometheusMetrics({shared.get()});
+  EXPECT_NE(text.find("# TYPE leader_election_master_status gauge\n"), std::string::npos);
+  EXPECT_NE(text.find("leader_election_master_status{name=\"my \\\"election\\\"\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("leader_election_slowpath_total{name=\"my \\\"election\\\"\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("leader_election_transitions_total{name=\"my \\\"election\\\"\"} 1\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+#include "client/kube_config.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tenure::client {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/tenure-kubeconfig-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ + "/" + name) << text;
+    return path_ + "/" + name;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(ServerUrlTest, ParsesSchemeHostPortAndPrefix) {
+  ClusterConfig c;
+  ASSERT_TRUE(ParseServerUrl("https://127.0.0.1:6443", c).ok());
+  EXPECT_TRUE(c.endpoint.tls.enabled);
+  EXPECT_EQ(c.endpoint.host, "127.0.0.1");
+  EXPECT_EQ(c.endpoint.port, 6443);
+  ASSERT_TRUE(ParseServerUrl("https://kube.example/api-proxy/", c).ok());
+  EXPECT_EQ(c.endpoint.port, 443);
+  EXPECT_EQ(c.path_prefix, "/api-proxy");
+  ASSERT_TRUE(ParseServerUrl("http://[::1]:8080", c).ok());
+  EXPECT_FALSE(c.endpoint.tls.enabled);
+  EXPECT_EQ(c.endpoint.host, "::1");
+  EXPECT_EQ(c.endpoint.port, 8080);
+  EXPECT_FALSE(ParseServerUrl("ftp://x", c).ok());
+  EXPECT_FALSE(ParseServerUrl("https://host:99999", c).ok());
+}
+
+TEST(KubeconfigTest, ReadsTheCurrentContextWithInlineData) {
+  TempDir dir;
+  std::string path = dir.Write("config", R"(apiVersion: v1
+kind: Config
+current-context: two
+clusters:
+- name: c1
+  cluster: {server: "https://10.0.0.1:443"}
+- name: c2
+  cluster:
+    server: https://127.0.0.1:7443
+    certificate-authority-data: UEVNIENB
+users:
+- name: u2
+  user:
+    token: secret-token
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+contexts:
+- name: one
+  context: {cluster: c1, user: u2}
+- name: two
+  context: {cluster: c2, user: u2, namespace: team}
+)");
+  auto c = LoadKubeconfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->endpoint.port, 7443);
+  EXPECT_EQ(c->endpoint.tls.ca_data, "PEM CA");
+  EXPECT_EQ(c->endpoint.tls.cert_data, "CERT");
+  EXPECT_EQ(c->endpoint.tls.key_data, "KEY");
+  EXPECT_EQ(c->token, "secret-token");
+  EXPECT_EQ(c->namespace_, "team");
+  auto one = LoadKubeconfig(path, "one");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->endpoint.host, "10.0.0.1");
+  EXPECT_EQ(one->namespace_, "default");
+  EXPECT_TRUE(LoadKubeconfig(path, "missing").status().IsNotFound());
+}
+
+TEST(KubeconfigTest, ResolvesFilesRelativeToTheKubeconfig) {
+  TempDir dir;
+  std::string path = dir.Write("config", R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", certificate-authority: ca.crt, insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {tokenFile: token, client-certificate: /abs/cert.pem, client-key: key.pem}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)");
+  auto c = LoadKubeconfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->endpoint.tls.ca_file, dir.path() + "/ca.crt");
+  EXPECT_TRUE(c->endpoint.tls.insecure_skip_verify);
+  EXPECT_EQ(c->token_file, dir.path() + "/token");
+  EXPECT_EQ(c->endpoint.tls.cert_file, "/abs/cert.pem");
+  EXPECT_EQ(c->endpoint.tls.key_file, dir.path() + "/key.pem");
+}
+
+TEST(KubeconfigTest, MalformedFilesGiveClearErrors) {
+  TempDir dir;
+  EXPECT_TRUE(LoadKubeconfig(dir.path() + "/nope").status().IsNotFound());
+  auto bad = LoadKubeconfig(dir.Write("bad", "clusters: [unterminated"));
+  EXPECT_EQ(bad.status().reason(), Reason::kBadRequest);
+  auto no_context = LoadKubeconfig(dir.Write("empty", "kind: Config\n"));
+  EXPECT_EQ(no_context.status().reason(), Reason::kBadRequest);
+  auto bad_b64 = LoadKubeconfig(dir.Write("b64", R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://h:1", certificate-authority-data: "!!!"}}]
+contexts: [{name: x, context: {cluster: c}}]
+)"));
+  EXPECT_EQ(bad_b64.status().reason(), Reason::kBadRequest);
+}
+
+TEST(InClusterConfigTest, UsesServiceEnvironmentAndAccountFiles) {
+  TempDir dir;
+  dir.Write("token", "tok\n");
+  dir.Write("ca.crt", "CA");
+  dir.Write("namespace", "prod\n");
+  setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  auto c = LoadInClusterConfig(dir.path());
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  unsetenv("KUBERNETES_SERVICE_PORT");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->endpoint.host, "10.96.0.1");
+  EXPECT_EQ(c->endpoint.port, 443);
+  EXPECT_TRUE(c->endpoint.tls.enabled);
+  EXPECT_EQ(c->token_file, dir.path() + "/token");
+  EXPECT_EQ(c->endpoint.tls.ca_file, dir.path() + "/ca.crt");
+  EXPECT_EQ(c->namespace_, "prod");
+  EXPECT_TRUE(LoadInClusterConfig(dir.path()).status().IsNotFound());  // env unset now
+}
+
+}  // namespace
+}  // namespace tenure::client
