@@ -3,6 +3,7 @@
 // (SQLite store in a temporary folder, fsync on every commit) and prints figures.
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "client/http_connection.h"
+#include "lean_client.h"
 #include "server/server.h"
 
 using nlohmann::json;
@@ -42,6 +44,7 @@ struct Flags {
   std::string external_dir;
   int external_port = 0;
   int etcd_port = 0;  // also measure etcd's JSON gateway on this loopback port
+  int server_threads = 0;  // in-process server's I/O threads (0: its default)
 };
 
 struct Bench {
@@ -79,19 +82,17 @@ double Percentile(std::vector<double>& v, double p) {
 }
 
 std::string LeaseBody(const std::string& name, const std::string& holder, const std::string& rv) {
-  json lease = {{"apiVersion", "coordination.k8s.io/v1"},
-                {"kind", "Lease"},
-                {"metadata", {{"name", name}, {"namespace", "default"}}},
-                {"spec",
-                 {{"holderIdentity", holder},
-                  {"leaseDurationSeconds", 15},
-                  {"renewTime", "2026-01-01T00:00:00.000000Z"}}}};
-  if (!rv.empty()) lease["metadata"]["resourceVersion"] = rv;
-  return lease.dump();
+  std::string body = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name +
+                     "\",\"namespace\":\"default\"";
+  if (!rv.empty()) body += ",\"resourceVersion\":\"" + rv + "\"";
+  body += "},\"spec\":{\"holderIdentity\":\"" + holder +
+          "\",\"leaseDurationSeconds\":15,\"renewTime\":\"2026-01-01T00:00:00.000000Z\"}}";
+  return body;
 }
 
 // Each client renews its own lease with the resourceVersion of its last write (the leader's
-// fast path): PUT with optimistic concurrency, durable before the reply.
+// fast path): PUT with optimistic concurrency, durable before the reply. The load generator is
+// LeanClient (see lean_client.h): it runs on the same cores as the server.
 void CasThroughput(const Bench& bench, int clients, int seconds) {
   std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
   std::atomic<long> errors{0};
@@ -99,33 +100,37 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
   std::mutex start_mu;
   std::condition_variable start_cv;
   std::vector<std::thread> threads;
+  const std::string headers = "Authorization: Bearer " + bench.token +
+                              "\r\nContent-Type: application/json\r\n";
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
-      HttpConnection c(bench.endpoint);
+      pthread_setname_np(pthread_self(), "bench-client");  // tells them apart in perf
+      bench::LeanClient c(bench.endpoint.port, bench.endpoint.tls.ca_file);
       std::string name = "cas-" + std::to_string(clients) + "-" + std::to_string(i);
-      auto created = c.Request("POST", kLeases, bench.Headers(), LeaseBody(name, name, ""),
-                               std::chrono::seconds(30));
-      if (!created.ok() || created->status != 201) {
+      auto created = c.Request("POST", kLeases, headers, LeaseBody(name, name, ""));
+      std::string rv(bench::JsonStringField(created.body, "resourceVersion"));
+      if (created.status != 201 || rv.empty()) {
         ++errors;
         return;
       }
-      std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
       {
         std::unique_lock lock(start_mu);
         start_cv.wait(lock, [&] { return go.load(); });
       }
+      const std::string target = std::string(kLeases) + "/" + name;
+      latencies[static_cast<size_t>(i)].reserve(static_cast<size_t>(seconds) * 20000);
       long n = 0;
       while (!stop.load()) {
         std::string body = LeaseBody(name, name + "-" + std::to_string(++n), rv);
         auto start = Clock::now();
-        auto reply = c.Request("PUT", std::string(kLeases) + "/" + name, bench.Headers(), body,
-                               std::chrono::seconds(30));
+        auto reply = c.Request("PUT", target, headers, body);
         double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (!reply.ok() || reply->status != 200) {
+        std::string_view new_rv = bench::JsonStringField(reply.body, "resourceVersion");
+        if (reply.status != 200 || new_rv.empty()) {
           ++errors;
           continue;
         }
-        rv = json::parse(reply->body)["metadata"]["resourceVersion"];
+        rv = new_rv;
         latencies[static_cast<size_t>(i)].push_back(ms);
       }
     });
@@ -171,35 +176,32 @@ std::string Base64(const std::string& in) {
 // The same closed loop against etcd's v3 JSON gateway (plain HTTP on loopback): a Txn that
 // compares the key's mod_revision with the last one written, then puts a lease-sized value.
 void EtcdCasThroughput(uint16_t port, int clients, int seconds) {
-  Endpoint ep;
-  ep.port = port;
   std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
   std::atomic<long> errors{0};
   std::atomic<bool> go{false}, stop{false};
   std::mutex start_mu;
   std::condition_variable start_cv;
   std::vector<std::thread> threads;
-  const std::vector<std::pair<std::string, std::string>> headers = {
-      {"Content-Type", "application/json"}};
+  const std::string headers = "Content-Type: application/json\r\n";
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
-      HttpConnection c(ep);
+      bench::LeanClient c(port, "");
       std::string key = Base64("/registry/leases/default/etcd-" + std::to_string(clients) + "-" +
                                std::to_string(i));
       int64_t rev = 0;
       auto put = [&](int64_t expected, long n) -> bool {
-        json txn = {{"compare", json::array({{{"key", key},
-                                              {"result", "EQUAL"},
-                                              {"target", "MOD"},
-                                              {"mod_revision", std::to_string(expected)}}})},
-                    {"success", json::array({{{"request_put",
-                                               {{"key", key},
-                                                {"value", Base64(LeaseBody("x", "h" + std::to_string(n), "1"))}}}}})}};
-        auto reply = c.Request("POST", "/v3/kv/txn", headers, txn.dump(), std::chrono::seconds(30));
-        if (!reply.ok() || reply->status != 200) return false;
-        json body = json::parse(reply->body, nullptr, false);
-        if (!body.value("succeeded", false)) return false;
-        rev = std::stoll(body["header"]["revision"].get<std::string>());
+        std::string txn = "{\"compare\":[{\"key\":\"" + key +
+                          "\",\"result\":\"EQUAL\",\"target\":\"MOD\",\"mod_revision\":\"" +
+                          std::to_string(expected) + "\"}],\"success\":[{\"request_put\":{\"key\":\"" +
+                          key + "\",\"value\":\"" + Base64(LeaseBody("x", "h" + std::to_string(n), "1")) +
+                          "\"}}]}";
+        auto reply = c.Request("POST", "/v3/kv/txn", headers, txn);
+        if (reply.status != 200 || reply.body.find("\"succeeded\":true") == std::string::npos) {
+          return false;
+        }
+        std::string_view revision = bench::JsonStringField(reply.body, "revision");
+        if (revision.empty()) return false;
+        rev = std::stoll(std::string(revision));
         return true;
       };
       if (!put(0, 0)) {
@@ -335,6 +337,7 @@ int main(int argc, char** argv) {
     else if (flag == "--data-dir") flags.external_dir = argv[i + 1];
     else if (flag == "--port") flags.external_port = std::atoi(argv[i + 1]);
     else if (flag == "--etcd-port") flags.etcd_port = std::atoi(argv[i + 1]);
+    else if (flag == "--server-threads") flags.server_threads = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -356,6 +359,7 @@ int main(int argc, char** argv) {
     tenure::server::ServerOptions options;
     options.data_dir = tmpl;
     options.port = 0;
+    options.threads = flags.server_threads;
     auto started = tenure::server::Server::Start(options);
     if (!started.ok()) {
       std::fprintf(stderr, "cannot start the server: %s\n", started.status().ToString().c_str());

@@ -477,6 +477,9 @@ Status ValidateCreate(const KindInfo& kind, const json& object) {
   return InvalidStatus(kind.qualified_kind(), StringAt(Sub(object, "metadata"), "name"), errs);
 }
 
+// Keep in step with ValidateKindUpdate: Lease compares only metadata with the old object.
+bool UpdateReadsOnlyOldMetadata(const KindInfo& kind) { return kind.kind == "Lease"; }
+
 Status ValidateUpdate(const KindInfo& kind, const json& object, const json& old_object) {
   FieldErrors errs;
   // rest.BeforeUpdate: validateCommonFields, then the strategy's ValidateUpdate.

@@ -63,6 +63,9 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
 Status ValidateCreate(const KindInfo& kind, const nlohmann::json& object);
 Status ValidateUpdate(const KindInfo& kind, const nlohmann::json& object,
                       const nlohmann::json& old_object);
+// True when ValidateUpdate reads nothing of `old_object` but its metadata (the server may then
+// decode only the stored metadata on the update hot path).
+bool UpdateReadsOnlyOldMetadata(const KindInfo& kind);
 
 // Table columns of the real server (Lease: Name, Holder, Age; LeaseCandidate: Name, LeaseName,
 // BinaryVersion, EmulationVersion, Age; ConfigMap: Name, Data, Age; Namespace: Name, Status,

@@ -9,7 +9,7 @@
 namespace tenure::client {
 
 namespace {
-constexpr size_t kMaxIdleConnections = 8;
+constexpr size_t kMaxConnections = 8;
 }
 
 KubeClient::KubeClient(ClusterConfig config) : config_(std::move(config)) {}
@@ -52,34 +52,53 @@ std::unique_ptr<HttpConnection> KubeClient::NewConnection() const {
   return std::make_unique<HttpConnection>(config_.endpoint);
 }
 
-std::unique_ptr<HttpConnection> KubeClient::TakeConnection() {
-  {
-    std::lock_guard lock(mu_);
-    if (!idle_.empty()) {
-      auto c = std::move(idle_.back());
-      idle_.pop_back();
-      return c;
-    }
+Result<std::unique_ptr<HttpConnection>> KubeClient::TakeConnection(
+    std::chrono::nanoseconds timeout) {
+  std::unique_lock lock(mu_);
+  bool available = connection_freed_.wait_for(lock, timeout, [&] {
+    return !idle_.empty() || connections_ < kMaxConnections;
+  });
+  if (!available) return Status::Timeout("no connection to " + config_.server + " became free in time");
+  if (!idle_.empty()) {
+    auto c = std::move(idle_.back());
+    idle_.pop_back();
+    return c;
   }
+  ++connections_;
+  lock.unlock();
   return NewConnection();
 }
 
 void KubeClient::ReturnConnection(std::unique_ptr<HttpConnection> connection) {
-  std::lock_guard lock(mu_);
-  if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(connection));
+  {
+    std::lock_guard lock(mu_);
+    if (connection) {
+      idle_.push_back(std::move(connection));
+    } else {
+      --connections_;  // it failed and was dropped
+    }
+  }
+  connection_freed_.notify_one();
 }
 
 Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::string& path,
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
                                         const std::string& content_type) {
-  auto connection = TakeConnection();
+  auto started = std::chrono::steady_clock::now();
+  auto taken = TakeConnection(timeout);
+  if (!taken.ok()) return taken.status();
+  std::unique_ptr<HttpConnection> connection = std::move(*taken);
   ++requests_;
+  auto left = timeout - (std::chrono::steady_clock::now() - started);
   auto ms = std::max<std::chrono::milliseconds>(
-      std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+      std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(left));
   auto reply = connection->Request(method, config_.path_prefix + path,
                                    Headers(body ? content_type : ""), body ? body->dump() : "", ms);
-  if (!reply.ok()) return reply.status();  // the connection is dropped with the error
+  if (!reply.ok()) {
+    ReturnConnection(nullptr);  // a failed connection is dropped
+    return reply.status();
+  }
   ReturnConnection(std::move(connection));
   if (reply->status >= 400) return api::StatusFromResponse(reply->status, reply->body);
   nlohmann::json parsed = nlohmann::json::parse(reply->body, nullptr, false);

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -61,12 +62,16 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
  private:
   explicit KubeClient(ClusterConfig config);
   std::string BearerToken();
-  std::unique_ptr<HttpConnection> TakeConnection();
+  // At most kMaxConnections requests are in flight; more wait for a connection (bounded by
+  // their timeout), so a thousand electors share a few kept-alive TLS connections.
+  Result<std::unique_ptr<HttpConnection>> TakeConnection(std::chrono::nanoseconds timeout);
   void ReturnConnection(std::unique_ptr<HttpConnection> connection);
 
   ClusterConfig config_;
   std::mutex mu_;
+  std::condition_variable connection_freed_;
   std::vector<std::unique_ptr<HttpConnection>> idle_;
+  size_t connections_ = 0;  // open ones, idle or in use
   std::string file_token_;
   std::filesystem::file_time_type token_mtime_{};
   std::atomic<uint64_t> requests_{0};

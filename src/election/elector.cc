@@ -85,7 +85,7 @@ struct Elector::State {
       : config(std::move(c)), notifier(config.callbacks.on_new_leader) {}
   ~State() {
     for (auto& worker : workers) {
-      if (worker.joinable()) worker.join();
+      if (worker.thread.joinable()) worker.thread.join();
     }
   }
 
@@ -104,7 +104,29 @@ struct Elector::State {
   ElectorMetrics metrics;
   // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
   std::stop_source wake_source;
-  std::vector<std::jthread> workers;  // on_started_leading calls; joined by ~Elector
+  // on_started_leading calls, each with a flag set when it returned; finished ones are joined
+  // while renewing (their stacks are freed), the rest by ~Elector.
+  struct Worker {
+    std::shared_ptr<std::atomic<bool>> done;
+    std::jthread thread;
+  };
+  std::vector<Worker> workers;
+
+  void JoinFinishedWorkers() {
+    std::vector<Worker> finished;
+    {
+      std::lock_guard lock(mu);
+      for (auto it = workers.begin(); it != workers.end();) {
+        if (it->done->load()) {
+          finished.push_back(std::move(*it));
+          it = workers.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    // ~jthread joins; the threads have returned already.
+  }
 
   Notifier notifier;
 
@@ -329,6 +351,7 @@ struct Elector::State {
       }
       if (!renewed) return;
       guard.Extend(MustStopBy());
+      JoinFinishedWorkers();
     }
   }
 
@@ -392,11 +415,14 @@ void Elector::Run(std::stop_token stop) {
     st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
     TermGuard guard(st.config.clock, st.MustStopBy(), stop);
     {
+      auto done = std::make_shared<std::atomic<bool>>(false);
       std::lock_guard lock(st.mu);
-      st.workers.emplace_back(
-          [fn = st.config.callbacks.on_started_leading, term, token = guard.token()] {
-            fn(token, term);
-          });
+      st.workers.push_back(
+          {done, std::jthread([fn = st.config.callbacks.on_started_leading, term,
+                               token = guard.token(), done] {
+             fn(token, term);
+             done->store(true);
+           })});
     }
     st.Renew(guard);
     guard.Fire();  // the leader's work stops before anything else happens

@@ -1,37 +1,25 @@
 #include "election/term_guard.h"
 
-#include <functional>
-
 namespace tenure {
 
 TermGuard::TermGuard(std::shared_ptr<Clock> clock, Clock::TimePoint deadline,
                      std::stop_token election)
-    : clock_(std::move(clock)), deadline_(deadline.time_since_epoch().count()) {
+    : timers_(DeadlineTimers::For(clock)), deadline_(deadline) {
+  // The timer holds a copy of the stop source, so firing after the guard is gone is harmless.
+  timer_ = timers_->Add(deadline, [source = source_] { std::stop_source(source).request_stop(); });
   forward_.emplace(election, std::function<void()>([this] { source_.request_stop(); }));
-  timer_ = std::jthread([this](std::stop_token stop) {
-    // Wakes at the deadline; an extension found there means: sleep again.
-    while (!source_.stop_requested()) {
-      Clock::TimePoint d{Clock::Duration(deadline_.load())};
-      if (!clock_->SleepUntil(d, stop)) return;
-      if (clock_->now() >= Clock::TimePoint{Clock::Duration(deadline_.load())}) {
-        source_.request_stop();
-        return;
-      }
-    }
-  });
 }
 
 TermGuard::~TermGuard() {
-  timer_.request_stop();
-  if (timer_.joinable()) timer_.join();
   forward_.reset();
+  timers_->Cancel(timer_);
 }
 
 void TermGuard::Extend(Clock::TimePoint deadline) {
-  auto wanted = deadline.time_since_epoch().count();
-  auto current = deadline_.load();
-  while (wanted > current && !deadline_.compare_exchange_weak(current, wanted)) {
-  }
+  std::lock_guard lock(mu_);
+  if (deadline <= deadline_) return;
+  deadline_ = deadline;
+  timers_->Move(timer_, deadline);
 }
 
 }  // namespace tenure

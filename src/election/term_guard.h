@@ -1,15 +1,15 @@
 // TermGuard: the stop token of one leadership term. It fires when the deadline passes (checked
-// by a timer thread of its own, so a hung request cannot delay it), when Fire() is called, or
-// when the election itself is stopped. The deadline can only move later (Extend).
+// by the process-wide DeadlineTimers thread, so a hung request cannot delay it), when Fire() is
+// called, or when the election itself is stopped. The deadline can only move later (Extend).
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
-#include <thread>
 
+#include "election/deadline_timers.h"
 #include "tenure/clock.h"
 
 namespace tenure {
@@ -27,11 +27,12 @@ class TermGuard {
   void Fire() { source_.request_stop(); }
 
  private:
-  std::shared_ptr<Clock> clock_;
   std::stop_source source_;
-  std::atomic<Clock::TimePoint::rep> deadline_;
+  std::shared_ptr<DeadlineTimers> timers_;
+  uint64_t timer_ = 0;
+  std::mutex mu_;
+  Clock::TimePoint deadline_;
   std::optional<std::stop_callback<std::function<void()>>> forward_;
-  std::jthread timer_;
 };
 
 }  // namespace tenure

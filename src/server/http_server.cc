@@ -11,6 +11,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <deque>
+#include <pthread.h>
 #include <mutex>
 #include <optional>
 #include <condition_variable>
@@ -234,11 +235,36 @@ HttpRequest ToRequest(http::request<http::string_body>&& raw, bool tls) {
 
 class HttpServerImpl;
 
-// What Stop() needs to end a connection: its socket and the mailbox it may be waiting on.
-// Touched only on the connection's strand.
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// What Stop() and the timeout sweeper need to end a connection: its socket (null once the
+// connection is gone) and the mailbox it may be waiting on; touched only on the connection's
+// strand. `deadline_ns` (steady clock, 0: none) bounds the current read or write: one sweeper
+// checks every connection each second instead of a timer being re-armed on every operation.
 struct Connection {
+  explicit Connection(Mailbox::Executor s) : strand(std::move(s)) {}
+
+  const Mailbox::Executor strand;
   tcp::socket* socket = nullptr;
   std::weak_ptr<Mailbox> waiting;
+  std::atomic<int64_t> deadline_ns{0};
+  bool timed_out = false;
+
+  void Arm(std::chrono::nanoseconds timeout) {
+    deadline_ns.store(SteadyNowNs() + timeout.count(), std::memory_order_relaxed);
+  }
+  void Disarm() { deadline_ns.store(0, std::memory_order_relaxed); }
+};
+
+// Clears Connection::socket when the stream that owns the socket is destroyed (declared after
+// the stream, so it runs first).
+struct SocketGone {
+  Connection* connection;
+  ~SocketGone() { connection->socket = nullptr; }
 };
 
 template <typename Stream>
@@ -253,8 +279,9 @@ class Session {
  private:
   awaitable<bool> WriteAll(std::string data) {
     beast::error_code ec;
-    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+    connection_->Arm(std::chrono::seconds(30));
     co_await net::async_write(stream_, net::buffer(data), net::redirect_error(use_awaitable, ec));
+    connection_->Disarm();
     co_return !ec;
   }
   awaitable<void> WatchForHangup(std::shared_ptr<Mailbox> box);
@@ -274,7 +301,9 @@ class HttpServerImpl final : public HttpServer {
         handler_(std::move(handler)),
         io_(std::make_shared<net::io_context>()),
         ssl_(net::ssl::context::tls_server),
-        acceptor_(*io_) {}
+        acceptor_(*io_),
+        sweep_strand_(net::make_strand(io_->get_executor())),
+        sweep_timer_(sweep_strand_) {}
 
   ~HttpServerImpl() override { Stop(); }
 
@@ -303,11 +332,13 @@ class HttpServerImpl final : public HttpServer {
     }
     port_ = acceptor_.local_endpoint().port();
     net::co_spawn(*io_, Accept(), net::detached);
+    net::co_spawn(sweep_strand_, SweepTimeouts(), net::detached);
     int threads = options_.threads > 0 ? options_.threads
                                        : std::max(1u, std::thread::hardware_concurrency());
     running_threads_ = threads;
     for (int i = 0; i < threads; ++i) {
       threads_.emplace_back([this] {
+        pthread_setname_np(pthread_self(), "tenure-http");
         io_->run();
         std::lock_guard lock(threads_mu_);
         --running_threads_;
@@ -327,12 +358,14 @@ class HttpServerImpl final : public HttpServer {
       beast::error_code ec;
       acceptor_.close(ec);
     });
+    net::post(sweep_strand_, [this] { sweep_timer_.cancel(); });
     {
       std::lock_guard lock(connections_mu_);
       for (const auto& weak : connections_) {
         auto connection = weak.lock();
         if (!connection) continue;
-        net::post(connection->socket->get_executor(), [connection] {
+        net::post(connection->strand, [connection] {
+          if (connection->socket == nullptr) return;
           beast::error_code ec;
           connection->socket->close(ec);
           if (auto box = connection->waiting.lock()) box->timer_.cancel();
@@ -376,11 +409,36 @@ class HttpServerImpl final : public HttpServer {
     }
   }
 
+  // Closes connections whose read or write outlived its deadline (see Connection).
+  awaitable<void> SweepTimeouts() {
+    while (!stopping()) {
+      sweep_timer_.expires_after(std::chrono::seconds(1));
+      beast::error_code ec;
+      co_await sweep_timer_.async_wait(net::redirect_error(use_awaitable, ec));
+      int64_t now = SteadyNowNs();
+      std::lock_guard lock(connections_mu_);
+      for (const auto& weak : connections_) {
+        auto connection = weak.lock();
+        if (!connection) continue;
+        int64_t deadline = connection->deadline_ns.load(std::memory_order_relaxed);
+        if (deadline == 0 || deadline > now) continue;
+        connection->Disarm();
+        net::post(connection->strand, [connection] {
+          if (connection->socket == nullptr) return;
+          connection->timed_out = true;
+          beast::error_code ec;
+          connection->socket->close(ec);
+        });
+      }
+    }
+  }
+
   awaitable<void> Serve(tcp::socket socket, Mailbox::Executor strand) {
-    auto connection = std::make_shared<Connection>();
+    auto connection = std::make_shared<Connection>(strand);
     if (options_.tls) {
       beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), ssl_);
       connection->socket = &beast::get_lowest_layer(stream).socket();
+      SocketGone gone{connection.get()};
       Register(connection);
       if (stopping()) co_return;
       beast::error_code ec;
@@ -388,6 +446,7 @@ class HttpServerImpl final : public HttpServer {
       co_await stream.async_handshake(net::ssl::stream_base::server,
                                       net::redirect_error(use_awaitable, ec));
       if (ec) co_return;
+      beast::get_lowest_layer(stream).expires_never();  // from here Connection::Arm bounds I/O
       Session<decltype(stream)> session(stream, *this, strand, true, connection);
       co_await session.Run();
       if (stopping()) co_return;
@@ -396,6 +455,7 @@ class HttpServerImpl final : public HttpServer {
     } else {
       beast::tcp_stream stream(std::move(socket));
       connection->socket = &stream.socket();
+      SocketGone gone{connection.get()};
       Register(connection);
       if (stopping()) co_return;
       Session<beast::tcp_stream> session(stream, *this, strand, false, connection);
@@ -418,6 +478,8 @@ class HttpServerImpl final : public HttpServer {
   int running_threads_ = 0;
   std::mutex connections_mu_;
   std::vector<std::weak_ptr<Connection>> connections_;
+  Mailbox::Executor sweep_strand_;
+  net::steady_timer sweep_timer_;
 };
 
 template <typename Stream>
@@ -428,8 +490,10 @@ awaitable<void> Session<Stream>::Run() {
     parser.header_limit(64 * 1024);
     parser.body_limit(server_.options().max_body_bytes);
     beast::error_code ec;
-    beast::get_lowest_layer(stream_).expires_after(server_.options().idle_timeout);
+    connection_->Arm(server_.options().idle_timeout);
     co_await http::async_read(stream_, buffer, parser, net::redirect_error(use_awaitable, ec));
+    connection_->Disarm();
+    if (connection_->timed_out) co_return;
     if (ec == http::error::body_limit) {
       HttpResponse r = server_.handler().Reject(
           Status(Reason::kRequestEntityTooLarge,

@@ -20,6 +20,33 @@ std::string WithResourceVersion(std::string_view stored, int64_t revision) {
   return out;
 }
 
+std::string_view StoredMetadata(std::string_view stored) {
+  static constexpr std::string_view kMetadata = "\"metadata\":";
+  size_t at = stored.find(kMetadata);
+  if (at == std::string_view::npos) return {};
+  size_t begin = at + kMetadata.size();
+  if (begin >= stored.size() || stored[begin] != '{') return {};
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = begin; i < stored.size(); ++i) {
+    char c = stored[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return stored.substr(begin, i + 1 - begin);
+    }
+  }
+  return {};
+}
+
 std::string ObjectText(const api::KindInfo& kind, std::string_view version,
                        std::string_view stored, int64_t revision) {
   std::string out = WithResourceVersion(stored, revision);

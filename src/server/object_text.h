@@ -13,6 +13,10 @@ namespace tenure::server {
 // sorted, as the canonicalizer writes them, so the first "metadata":{ is the top-level one).
 std::string WithResourceVersion(std::string_view stored, int64_t revision);
 
+// The top-level metadata object of canonical object JSON, as text ("" when absent or
+// malformed). Same assumption as WithResourceVersion: the first "metadata":{ is top-level.
+std::string_view StoredMetadata(std::string_view stored);
+
 // The object as served at `version` of its kind: resourceVersion added, apiVersion rewritten
 // when the object was stored through another version (LeaseCandidate v1alpha2 / v1beta1).
 std::string ObjectText(const api::KindInfo& kind, std::string_view version,

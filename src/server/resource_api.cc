@@ -436,7 +436,16 @@ void ResourceApi::Update(std::shared_ptr<Call> call) {
                "metadata.resourceVersion"}});
     return call->Fail(WithDetails(s, kind, call->info.name));
   }
-  json old_object = json::parse(existing->value);
+  json old_object;
+  std::string_view old_meta = api::UpdateReadsOnlyOldMetadata(kind)
+                                  ? StoredMetadata(existing->value)
+                                  : std::string_view();
+  if (!old_meta.empty()) {
+    // Hot path (lease renewals): decode only what PrepareUpdate and ValidateUpdate read.
+    old_object["metadata"] = json::parse(old_meta);
+  } else {
+    old_object = json::parse(existing->value);
+  }
   Status s = PrepareUpdate(kind, call->info, old_object, *object);
   if (!s.ok()) return call->Fail(s);
   StoreUpdate(call, std::move(*object), std::move(*existing), *rv, nullptr);

@@ -1,5 +1,6 @@
 #include "store/sqlite_store.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -283,6 +284,7 @@ Result<std::unique_ptr<WatchHandle>> SqliteStore::Watch(std::string_view prefix,
 }
 
 void SqliteStore::RunWriter() {
+  pthread_setname_np(pthread_self(), "tenure-writer");
   const size_t max_batch = std::max<size_t>(1, options_.max_batch_size);
   std::vector<PendingWrite> batch;
   while (true) {

@@ -102,6 +102,7 @@ TEST_F(LibraryServerTest, ThreeCandidatesElectOneAndAGracefulReleaseHandsOverAtO
   for (auto& c : candidates) {
     if (c->elector->IsLeader()) first = c.get();
   }
+  ASSERT_TRUE(Eventually([&] { return first->started.load() == 1; }));
   // Followers learn the leader from the watch.
   ASSERT_TRUE(Eventually([&] {
     for (auto& c : candidates) {
@@ -117,6 +118,7 @@ TEST_F(LibraryServerTest, ThreeCandidatesElectOneAndAGracefulReleaseHandsOverAtO
     if (c->elector->IsLeader()) second = c.get();
   }
   ASSERT_NE(second, first);
+  ASSERT_TRUE(Eventually([&] { return second->started.load() == 1; }));  // its callback ran
   auto handover = std::chrono::nanoseconds(second->started_at_ns.load()) -
                   released_at.time_since_epoch();
   // Far below the retry period (500 ms): the watch, not polling, delivered the release.

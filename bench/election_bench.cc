@@ -1,0 +1,320 @@
+// Election benchmark against a real `tenure serve` process, at the library's default timings
+// (15 s / 10 s / 2 s) unless told otherwise:
+//   - graceful handover: leader stops with release -> the other candidate's OnStartedLeading;
+//   - crash takeover: from the crashed leader's last successful renewal to the successor leading;
+//   - requests per minute of an idle (watching) follower;
+//   - memory per extra elector with N electors in one process.
+//   build/bench/election_bench [--handovers 100] [--crashes 3] [--idle-seconds 60]
+//                              [--electors 1000] [--tenure build/src/cli/tenure]
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tenure/elector.h"
+#include "tenure/kube_locks.h"
+
+extern char** environ;
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Flags {
+  int handovers = 100;
+  int crashes = 3;
+  int idle_seconds = 60;
+  int electors = 1000;
+  std::string tenure;
+};
+
+long RssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+template <typename Pred>
+bool WaitFor(Pred pred, std::chrono::seconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!pred()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(200us);
+  }
+  return true;
+}
+
+// A `tenure serve` child process in a temporary folder.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& binary) {
+    char tmpl[] = "/tmp/tenure-election-bench-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    std::string data = "--data-dir=" + dir_;
+    const char* argv[] = {binary.c_str(), "serve", data.c_str(), "--listen", "127.0.0.1:0",
+                          nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir_ + "/serve.log").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, const_cast<char**>(argv),
+                    environ) != 0) {
+      pid_ = 0;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    WaitFor([&] { return std::filesystem::exists(dir_ + "/kubeconfig"); }, 20s);
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+  bool ok() const { return pid_ > 0 && std::filesystem::exists(kubeconfig()); }
+  std::string kubeconfig() const { return dir_ + "/kubeconfig"; }
+
+ private:
+  std::string dir_;
+  pid_t pid_ = 0;
+};
+
+// Wraps a lock; Crash() makes every later call hang like a dead process would (until
+// Revive), and records when the last successful renewal completed.
+class CrashableLock final : public tenure::Lock {
+ public:
+  explicit CrashableLock(std::shared_ptr<tenure::Lock> inner) : inner_(std::move(inner)) {}
+  tenure::Result<tenure::ObservedRecord> Get(Timeout t) override {
+    if (Dead()) return tenure::Status::Unavailable("crashed");
+    return inner_->Get(t);
+  }
+  tenure::Result<tenure::ObservedRecord> Create(const tenure::LeaderElectionRecord& r,
+                                                Timeout t) override {
+    if (Dead()) return tenure::Status::Unavailable("crashed");
+    return Track(inner_->Create(r, t));
+  }
+  tenure::Result<tenure::ObservedRecord> Update(const tenure::LeaderElectionRecord& r,
+                                                Timeout t) override {
+    if (Dead()) return tenure::Status::Unavailable("crashed");
+    return Track(inner_->Update(r, t));
+  }
+  std::string Identity() const override { return inner_->Identity(); }
+  std::string Describe() const override { return inner_->Describe(); }
+  std::unique_ptr<tenure::LockWatch> Watch(
+      std::function<void(const tenure::ObservedRecord&)> fn) override {
+    return inner_->Watch(std::move(fn));
+  }
+  // Crashes right after the next successful renewal.
+  void CrashAfterNextRenewal() { crash_next_ = true; }
+  Clock::time_point last_success() const { return Clock::time_point(Clock::duration(last_.load())); }
+  bool crashed() const { return dead_.load(); }
+
+ private:
+  bool Dead() {
+    if (!dead_) return false;
+    std::this_thread::sleep_for(100ms);  // a dead peer: the call goes nowhere
+    return true;
+  }
+  tenure::Result<tenure::ObservedRecord> Track(tenure::Result<tenure::ObservedRecord> r) {
+    if (r.ok()) {
+      last_ = Clock::now().time_since_epoch().count();
+      if (crash_next_.exchange(false)) dead_ = true;
+    }
+    return r;
+  }
+  std::shared_ptr<tenure::Lock> inner_;
+  std::atomic<bool> dead_{false}, crash_next_{false};
+  std::atomic<Clock::rep> last_{0};
+};
+
+struct Candidate {
+  std::shared_ptr<tenure::Elector> elector;
+  std::unique_ptr<tenure::ElectionHandle> handle;
+  std::atomic<Clock::rep> started_at{0};
+  std::atomic<int> terms{0};
+};
+
+std::unique_ptr<Candidate> StartCandidate(std::shared_ptr<tenure::Lock> lock, bool release) {
+  auto c = std::make_unique<Candidate>();
+  tenure::ElectionConfig config;
+  config.lock = std::move(lock);
+  config.release_on_cancel = release;
+  Candidate* raw = c.get();
+  config.callbacks.on_started_leading = [raw](std::stop_token, const tenure::LeaderTerm&) {
+    raw->started_at = Clock::now().time_since_epoch().count();
+    ++raw->terms;
+  };
+  config.callbacks.on_stopped_leading = [] {};
+  auto elector = tenure::Elector::Create(std::move(config));
+  if (!elector.ok()) {
+    std::fprintf(stderr, "elector: %s\n", elector.status().ToString().c_str());
+    std::exit(1);
+  }
+  c->elector = std::move(*elector);
+  c->handle = std::make_unique<tenure::ElectionHandle>(c->elector);
+  return c;
+}
+
+std::shared_ptr<tenure::Cluster> Connect(const ServerProcess& server) {
+  auto cluster = tenure::Cluster::Connect({.kubeconfig = server.kubeconfig()});
+  if (!cluster.ok()) {
+    std::fprintf(stderr, "connect: %s\n", cluster.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *cluster;
+}
+
+void GracefulHandovers(const ServerProcess& server, int count) {
+  auto cluster_a = Connect(server), cluster_b = Connect(server);
+  auto lock = [&](std::shared_ptr<tenure::Cluster> c, const char* id) {
+    return tenure::NewLeaseLock(std::move(c), {"default", "handover", id, false});
+  };
+  std::unique_ptr<Candidate> leader = StartCandidate(lock(cluster_a, "a"), true);
+  WaitFor([&] { return leader->terms.load() == 1; }, 30s);
+  std::unique_ptr<Candidate> follower = StartCandidate(lock(cluster_b, "b"), true);
+  WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
+  std::vector<double> ms;
+  bool a_leads = true;
+  for (int i = 0; i < count; ++i) {
+    auto stop_at = Clock::now();
+    leader->handle->Stop();  // releases the lease
+    if (!WaitFor([&] { return follower->terms.load() == 1; }, 30s)) {
+      std::printf("graceful handover %d: no takeover within 30 s\n", i);
+      return;
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(
+                     Clock::time_point(Clock::duration(follower->started_at.load())) - stop_at)
+                     .count());
+    // The old leader comes back as the follower.
+    a_leads = !a_leads;
+    leader = std::move(follower);
+    follower = StartCandidate(lock(a_leads ? cluster_b : cluster_a, a_leads ? "b" : "a"), true);
+    std::string current = a_leads ? "a" : "b";
+    WaitFor([&] { return follower->elector->Leader() == current; }, 30s);
+  }
+  std::printf("graceful handover (stop with release -> successor leading), %d runs: p50 %.1f ms  p99 %.1f ms  max %.1f ms\n",
+              count, Percentile(ms, 0.5), Percentile(ms, 0.99), Percentile(ms, 1.0));
+}
+
+void CrashTakeovers(const ServerProcess& server, int count) {
+  std::vector<double> seconds;
+  for (int i = 0; i < count; ++i) {
+    std::string name = "crash-" + std::to_string(i);
+    auto crashable = std::make_shared<CrashableLock>(
+        tenure::NewLeaseLock(Connect(server), {"default", name, "a", false}));
+    auto leader = StartCandidate(crashable, false);
+    WaitFor([&] { return leader->terms.load() == 1; }, 30s);
+    auto follower =
+        StartCandidate(tenure::NewLeaseLock(Connect(server), {"default", name, "b", false}), false);
+    WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
+    crashable->CrashAfterNextRenewal();
+    WaitFor([&] { return crashable->crashed(); }, 30s);
+    if (!WaitFor([&] { return follower->terms.load() == 1; }, 60s)) {
+      std::printf("crash takeover %d: no takeover within 60 s\n", i);
+      return;
+    }
+    seconds.push_back(std::chrono::duration<double>(
+                          Clock::time_point(Clock::duration(follower->started_at.load())) -
+                          crashable->last_success())
+                          .count());
+    leader->handle.reset();
+    follower->handle.reset();
+  }
+  std::printf("crash takeover (last successful renewal -> successor leading), lease 15 s, %d runs: p50 %.3f s  max %.3f s\n",
+              count, Percentile(seconds, 0.5), Percentile(seconds, 1.0));
+}
+
+void IdleFollower(const ServerProcess& server, int seconds) {
+  auto leader = StartCandidate(tenure::NewLeaseLock(Connect(server), {"default", "idle", "a", false}), true);
+  WaitFor([&] { return leader->terms.load() == 1; }, 30s);
+  auto follower_cluster = Connect(server);
+  auto follower = StartCandidate(
+      tenure::NewLeaseLock(follower_cluster, {"default", "idle", "b", false}), true);
+  WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
+  std::this_thread::sleep_for(1s);
+  uint64_t before = follower_cluster->requests();
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  uint64_t during = follower_cluster->requests() - before;
+  std::printf("idle follower: %llu API requests in %d s (%.1f per minute) besides its one watch stream, while the leader renewed every 2 s\n",
+              static_cast<unsigned long long>(during), seconds,
+              static_cast<double>(during) * 60.0 / seconds);
+}
+
+void ManyElectors(const ServerProcess& server, int count) {
+  auto cluster = Connect(server);
+  // One elector first, so that connections, the watch and thread machinery exist.
+  std::vector<std::unique_ptr<Candidate>> electors;
+  electors.push_back(StartCandidate(tenure::NewLeaseLock(cluster, {"default", "many-0", "x", false}), true));
+  WaitFor([&] { return electors[0]->terms.load() == 1; }, 30s);
+  long before = RssKiB();
+  for (int i = 1; i < count; ++i) {
+    electors.push_back(StartCandidate(
+        tenure::NewLeaseLock(cluster, {"default", "many-" + std::to_string(i), "x", false}), true));
+  }
+  WaitFor([&] {
+    for (auto& e : electors) {
+      if (e->terms.load() == 0) return false;
+    }
+    return true;
+  }, 120s);
+  std::this_thread::sleep_for(3s);  // a few renewal rounds
+  long after = RssKiB();
+  std::printf("%d electors in one process (one lease each, all leading and renewing): RSS +%ld KiB for %d extra electors = %.1f KiB per elector\n",
+              count, after - before, count - 1,
+              static_cast<double>(after - before) / (count - 1));
+  electors.clear();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  flags.tenure = std::filesystem::canonical("/proc/self/exe").parent_path().string() +
+                 "/../src/cli/tenure";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string f = argv[i];
+    if (f == "--handovers") flags.handovers = std::atoi(argv[i + 1]);
+    else if (f == "--crashes") flags.crashes = std::atoi(argv[i + 1]);
+    else if (f == "--idle-seconds") flags.idle_seconds = std::atoi(argv[i + 1]);
+    else if (f == "--electors") flags.electors = std::atoi(argv[i + 1]);
+    else if (f == "--tenure") flags.tenure = argv[i + 1];
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  ServerProcess server(flags.tenure);
+  if (!server.ok()) {
+    std::fprintf(stderr, "cannot start %s serve\n", flags.tenure.c_str());
+    return 1;
+  }
+  std::printf("election benchmark: default timings (lease 15 s, renew deadline 10 s, retry 2 s), tenure serve on loopback\n");
+  if (flags.handovers > 0) GracefulHandovers(server, flags.handovers);
+  if (flags.crashes > 0) CrashTakeovers(server, flags.crashes);
+  if (flags.idle_seconds > 0) IdleFollower(server, flags.idle_seconds);
+  if (flags.electors > 0) ManyElectors(server, flags.electors);
+  return 0;
+}
