@@ -74,11 +74,15 @@ void DeadlineTimers::Loop(std::stop_token stop) {
     if (clock_->now() < earliest) {
       std::stop_token wake = wake_.get_token();
       lock.unlock();
-      std::stop_callback forward(stop, [this] {
-        std::lock_guard l(mu_);
-        WakeLocked();
-      });
-      clock_->SleepUntil(earliest, wake);
+      {
+        // Destroyed before mu_ is taken again: its callback takes mu_, and destroying a
+        // stop_callback waits for a run of it in progress.
+        std::stop_callback forward(stop, [this] {
+          std::lock_guard l(mu_);
+          WakeLocked();
+        });
+        clock_->SleepUntil(earliest, wake);
+      }
       lock.lock();
       continue;
     }

@@ -56,6 +56,21 @@ class Notifier {
   std::jthread thread_;
 };
 
+// The time left for the calls of one attempt. Lock calls take real time, whatever clock the
+// elector is given, so this counts on the steady clock.
+class Budget {
+ public:
+  explicit Budget(std::chrono::nanoseconds total)
+      : deadline_(std::chrono::steady_clock::now() + total) {}
+  std::chrono::nanoseconds left() const {
+    return std::max(std::chrono::nanoseconds(0), deadline_ - std::chrono::steady_clock::now());
+  }
+  bool spent() const { return left().count() == 0; }
+
+ private:
+  std::chrono::steady_clock::time_point deadline_;
+};
+
 }  // namespace
 
 Status ValidateElectionConfig(const ElectionConfig& c) {
@@ -101,6 +116,10 @@ struct Elector::State {
   std::optional<LeaderTerm> term;
   Clock::TimePoint last_renew_sent{};
   bool end_of_term = false;  // coordinated: preferredHolder names someone else
+  // The current term's stop token: once it fired we no longer lead, even while the Run thread
+  // is still inside a hung call.
+  std::stop_token term_token;
+  bool LeadingLocked() const { return leading && !term_token.stop_requested(); }
   ElectorMetrics metrics;
   // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
   std::stop_source wake_source;
@@ -196,8 +215,11 @@ struct Elector::State {
   }
 
   // One attempt of client-go's tryAcquireOrRenew. Returns the version written on success.
+  // `timeout` bounds the whole attempt: each call gets what is left of it (a hung server must not
+  // stretch one attempt to several timeouts).
   std::optional<int64_t> TryAcquireOrRenew(Clock::Duration timeout) {
-    if (config.coordinated) return TryRenewCoordinated(timeout);
+    Budget budget(timeout);
+    if (config.coordinated) return TryRenewCoordinated(budget);
     LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
     // Fast path: the leader updates with its cached version, no GET.
@@ -209,18 +231,19 @@ struct Elector::State {
     if (cached) {
       desired.acquire_time = cached->acquire_time;
       desired.leader_transitions = cached->leader_transitions;
-      auto written = lock().Update(desired, timeout);
+      auto written = lock().Update(desired, budget.left());
       if (written.ok()) return Written(*written, sent);
+      if (budget.spent()) return std::nullopt;
     }
     // Slow path.
     {
       std::lock_guard lock(mu);
       if (leading) ++metrics.slow_path_total;
     }
-    auto current = lock().Get(timeout);
+    auto current = lock().Get(budget.left());
     if (!current.ok()) {
-      if (!current.status().IsNotFound()) return std::nullopt;
-      auto written = lock().Create(desired, timeout);
+      if (!current.status().IsNotFound() || budget.spent()) return std::nullopt;
+      auto written = lock().Create(desired, budget.left());
       if (!written.ok()) return std::nullopt;
       return Written(*written, sent);
     }
@@ -233,15 +256,16 @@ struct Elector::State {
     } else {
       desired.leader_transitions = old.leader_transitions + 1;
     }
-    auto written = lock().Update(desired, timeout);
+    if (budget.spent()) return std::nullopt;
+    auto written = lock().Update(desired, budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent);
   }
 
   // Coordinated mode: only renew a lease the controller assigned to us.
-  std::optional<int64_t> TryRenewCoordinated(Clock::Duration timeout) {
+  std::optional<int64_t> TryRenewCoordinated(Budget& budget) {
     Clock::TimePoint sent = clock().now();
-    auto current = lock().Get(timeout);
+    auto current = lock().Get(budget.left());
     if (!current.ok()) return std::nullopt;
     Observe(*current);
     LeaderElectionRecord record = current->record;
@@ -254,7 +278,8 @@ struct Elector::State {
       return std::nullopt;
     }
     record.renew_time = clock().wall_now();
-    auto written = lock().Update(record, timeout);
+    if (budget.spent()) return std::nullopt;
+    auto written = lock().Update(record, budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent);
   }
@@ -411,9 +436,17 @@ void Elector::Run(std::stop_token stop) {
   bool watching = watch != nullptr;
   while (!stop.stop_requested()) {
     if (!st.Acquire(stop, watching)) break;
-    LeaderTerm term = *CurrentTerm();
+    LeaderTerm term;
+    {
+      std::lock_guard lock(st.mu);
+      term = *st.term;
+    }
     st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
     TermGuard guard(st.config.clock, st.MustStopBy(), stop);
+    {
+      std::lock_guard lock(st.mu);
+      st.term_token = guard.token();
+    }
     {
       auto done = std::make_shared<std::atomic<bool>>(false);
       std::lock_guard lock(st.mu);
@@ -440,7 +473,7 @@ void Elector::Run(std::stop_token stop) {
 
 bool Elector::IsLeader() const {
   std::lock_guard lock(state_->mu);
-  return state_->leading;
+  return state_->LeadingLocked();
 }
 
 std::string Elector::Leader() const {
@@ -450,6 +483,7 @@ std::string Elector::Leader() const {
 
 std::optional<LeaderTerm> Elector::CurrentTerm() const {
   std::lock_guard lock(state_->mu);
+  if (!state_->LeadingLocked()) return std::nullopt;
   return state_->term;
 }
 
@@ -463,7 +497,9 @@ bool Elector::Healthy() const {
 
 ElectorMetrics Elector::metrics() const {
   std::lock_guard lock(state_->mu);
-  return state_->metrics;
+  ElectorMetrics m = state_->metrics;
+  m.is_leader = state_->LeadingLocked();
+  return m;
 }
 
 const ElectionConfig& Elector::config() const { return state_->config; }

@@ -25,12 +25,14 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import unittest
 import urllib.parse
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,6 +72,21 @@ def tenure_bin() -> str:
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
         raise unittest.SkipTest(f"tenure binary not found at {path} (set TENURE_BIN)")
     return path
+
+
+def elect_bin() -> str:
+    """Path of the tenure-elect example: $TENURE_ELECT (set by CTest) or the default build folder."""
+    path = os.environ.get("TENURE_ELECT") or os.path.join(REPO, "build", "examples", "tenure-elect")
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise unittest.SkipTest(f"tenure-elect binary not found at {path} (set TENURE_ELECT)")
+    return path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for a server restarted on the same URL)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Deadline:
@@ -461,9 +478,10 @@ def summarize(events: Iterable[dict]) -> list[tuple]:
 class Server:
     """One `tenure serve` process on a temporary data folder (kept across restarts)."""
 
-    def __init__(self, extra_args: Iterable[str] = (), data_dir: str | None = None):
+    def __init__(self, extra_args: Iterable[str] = (), data_dir: str | None = None, listen: str = "127.0.0.1:0"):
         self.bin = tenure_bin()
         self.extra_args = list(extra_args)
+        self.listen = listen  # a fixed port (see free_port) keeps the URL, and so the kubeconfig, across restarts
         self.own_dir = data_dir is None
         self.workdir = tempfile.mkdtemp(prefix="tenure-it-")
         self.data_dir = data_dir or os.path.join(self.workdir, "data")
@@ -484,7 +502,7 @@ class Server:
         self.starts += 1
         self.log_path = os.path.join(self.workdir, f"server-{self.starts}.log")
         log = open(self.log_path, "wb")
-        args = [self.bin, "serve", "--data-dir", self.data_dir, "--listen", "127.0.0.1:0", *self.extra_args]
+        args = [self.bin, "serve", "--data-dir", self.data_dir, "--listen", self.listen, *self.extra_args]
         self._ready.clear()
         self.stdout_lines = []
         self.port = 0
@@ -553,6 +571,17 @@ class Server:
         self._reap()
         return self.proc.returncode
 
+    def pause(self) -> None:
+        """SIGSTOP: the server stays bound to its port and keeps its connections open, but answers
+        nothing (a hung server, or one behind a partition that drops packets)."""
+        assert self.running(), "server not running"
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after pause()."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)
+
     def kill(self) -> None:
         """kill -9: no chance to flush or clean up."""
         if self.proc is not None and self.proc.poll() is None:
@@ -569,6 +598,7 @@ class Server:
 
     def cleanup(self) -> None:
         try:
+            self.resume()  # a paused server would ignore SIGTERM until SIGCONT
             self.stop(timeout=5)
         finally:
             shutil.rmtree(self.workdir, ignore_errors=True)
@@ -820,3 +850,257 @@ def parse_table(text: str) -> list[dict[str, str]]:
             row[n] = (ln[s:e] if e is not None else ln[s:]).strip()
         rows.append(row)
     return rows
+
+
+# --------------------------------------------------------------------------------------------
+# Leader election candidates (tenure-elect, py_candidate.py)
+# --------------------------------------------------------------------------------------------
+
+
+def parse_k8s_time(text: str) -> float:
+    """Epoch seconds of an RFC 3339 UTC time ("...Z", with or without fraction) as in a Lease."""
+    import datetime
+    t = text[:-1] if text.endswith("Z") else text
+    fmt = "%Y-%m-%dT%H:%M:%S.%f" if "." in t else "%Y-%m-%dT%H:%M:%S"
+    return datetime.datetime.strptime(t, fmt).replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+@dataclass
+class Event:
+    wall: float  # time.time() when the test read the line
+    mono: float  # time.monotonic() when the test read the line
+    data: dict
+
+    @property
+    def name(self) -> str:
+        return self.data.get("event", "")
+
+
+class Candidate:
+    """One election candidate process that prints JSON lines ({"event": ...}) on stdout.
+
+    A reader thread stamps every line with the wall and monotonic time it arrived, so waiting
+    on the list (by polling) does not blur the measured times. Start candidates from the main
+    thread (PR_SET_PDEATHSIG is tied to the starting thread).
+    """
+
+    def __init__(self, argv: list[str], identity: str, log_dir: str, kind: str = "tenure"):
+        self.argv = argv
+        self.identity = identity
+        self.kind = kind
+        self.events: list[Event] = []
+        self.raw: list[str] = []
+        self.cond = threading.Condition()
+        self.started_mono = time.monotonic()
+        self.ended_wall: float | None = None  # set when the test killed/stopped it and it exited
+        self.ended_mono: float | None = None
+        self.log_path = tempfile.mkstemp(prefix=f"cand-{identity}-", suffix=".log", dir=log_dir)[1]
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                         preexec_fn=_die_with_parent)
+        self.thread = threading.Thread(target=self._pump, daemon=True, name=f"candidate {identity}")
+        self.thread.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            wall, mono = time.time(), time.monotonic()
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            try:
+                data = json.loads(line)
+            except ValueError:
+                data = None
+            with self.cond:
+                self.raw.append(line)
+                if isinstance(data, dict):
+                    self.events.append(Event(wall, mono, data))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    # -- queries --------------------------------------------------------------------------------
+    def of(self, name: str) -> list[Event]:
+        with self.cond:
+            return [e for e in self.events if e.name == name]
+
+    def last(self, name: str) -> Event | None:
+        evs = self.of(name)
+        return evs[-1] if evs else None
+
+    def wait_event(self, name: str, timeout: float, count: int = 1,
+                   pred: Callable[[Event], bool] | None = None) -> Event:
+        """The count-th event called `name` (matching pred), waiting up to timeout seconds."""
+        d = Deadline(timeout)
+        with self.cond:
+            while True:
+                evs = [e for e in self.events if e.name == name and (pred is None or pred(e))]
+                if len(evs) >= count:
+                    return evs[count - 1]
+                if self.proc.poll() is not None and not self.thread.is_alive():
+                    raise AssertionError(f"{self.identity}: exited ({self.proc.returncode}) before event "
+                                         f"{name!r} #{count}\n{self.describe()}")
+                if d.expired():
+                    raise AssertionError(f"{self.identity}: no event {name!r} #{count} within {timeout}s\n"
+                                         f"{self.describe()}")
+                self.cond.wait(timeout=min(0.1, d.remaining()))
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    # -- signals --------------------------------------------------------------------------------
+    def _ended(self) -> None:
+        self.proc.wait(timeout=30)
+        if self.ended_wall is None:
+            self.ended_wall, self.ended_mono = time.time(), time.monotonic()
+        self.thread.join(timeout=5)
+        if self.proc.stdout is not None and not self.thread.is_alive():
+            self.proc.stdout.close()
+
+    def kill(self) -> None:
+        """kill -9; returns once the process is gone (ended_* is then an upper bound of its last act)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self._ended()
+
+    def terminate(self, timeout: float = 10.0) -> None:
+        """SIGTERM and wait (tenure-elect stops its elector, releasing with --release-on-cancel)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self._ended()
+
+    def pause(self) -> None:
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
+    def describe(self, lines: int = 30) -> str:
+        with self.cond:
+            out = "\n".join(self.raw[-lines:])
+        err = ""
+        if os.path.exists(self.log_path):
+            with open(self.log_path, "rb") as fh:
+                err = "\n".join(fh.read().decode("utf-8", "replace").splitlines()[-lines:])
+        return (f"--- candidate {self.identity} ({self.kind}): {' '.join(self.argv)}\n"
+                f"--- stdout ---\n{out}\n--- stderr ({self.log_path}) ---\n{err}")
+
+
+class ObjectTracker:
+    """Watches one named object (e.g. a Lease) and records each event with the wall time it arrived.
+
+    The watch runs on its own connection and thread; a watch that ends (server killed) stays
+    ended: start a new tracker after a restart.
+    """
+
+    def __init__(self, server: "Server", collection_path: str, name: str):
+        self.name = name
+        self.watch = Watch(server, collection_path, timeout=600)
+        if self.watch.status != 200:
+            raise AssertionError(f"watch {collection_path}: HTTP {self.watch.status} {self.watch.body_raw[:300]!r}")
+        self.events: list[tuple[float, str, dict]] = []  # (wall time received, type, object)
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"tracker {name}")
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                ev = self.watch.next(timeout=600)
+                if ev is None:
+                    return
+                obj = ev.get("object") or {}
+                if ev.get("type") == "BOOKMARK" or (obj.get("metadata") or {}).get("name") != self.name:
+                    continue
+                with self._lock:
+                    self.events.append((time.time(), ev["type"], obj))
+        except BaseException as e:  # noqa: BLE001 - stream ended by a killed server, or closed
+            self.error = e
+
+    def snapshot(self) -> list[tuple[float, str, dict]]:
+        with self._lock:
+            return list(self.events)
+
+    def close(self) -> None:
+        self.watch.close()
+
+
+class FenceChecker:
+    """A downstream resource guarded by fencing tokens (POST /write {token, identity, seq}), as
+    tenure-elect --fence-port and py_candidate.py --fence-port write it while leading.
+
+    Accepts a write whose token is >= the highest token accepted so far, answers 409 otherwise,
+    and records every write with the wall time it arrived. enforce=False accepts every write
+    (a plain log of who wrote when, for candidates without tokens).
+    """
+
+    def __init__(self, enforce: bool = True) -> None:
+        self.enforce = enforce
+        self.lock = threading.Lock()
+        self.highest = -1
+        self.accepted: list[tuple[float, int, str, int]] = []  # (wall, token, identity, seq)
+        self.rejected: list[tuple[float, int, str, int]] = []
+        checker = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                now = time.time()
+                try:
+                    w = json.loads(body)
+                    token, ident, seq = int(w["token"]), str(w["identity"]), int(w["seq"])
+                except (ValueError, KeyError, TypeError):
+                    self._reply(400, b'{"error":"bad write"}')
+                    return
+                with checker.lock:
+                    ok = self.path == "/write" and (token >= checker.highest or not checker.enforce)
+                    if ok:
+                        checker.highest = max(checker.highest, token)
+                        checker.accepted.append((now, token, ident, seq))
+                    else:
+                        checker.rejected.append((now, token, ident, seq))
+                self._reply(200 if ok else 409, b'{"ok":true}' if ok else b'{"error":"stale token"}')
+
+            def _reply(self, code: int, data: bytes) -> None:
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the writer was killed (kill -9) before reading the answer
+                    self.close_connection = True
+
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+        class Quiet(ThreadingHTTPServer):
+            def handle_error(self, request, client_address) -> None:
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # writers are killed with -9
+                    super().handle_error(request, client_address)
+
+        self.httpd = Quiet(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="fence checker")
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
+
+    def writes(self, token: int | None = None, identity: str | None = None,
+               rejected: bool = False) -> list[tuple[float, int, str, int]]:
+        with self.lock:
+            src = self.rejected if rejected else self.accepted
+            return [w for w in src if (token is None or w[1] == token) and (identity is None or w[2] == identity)]
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
