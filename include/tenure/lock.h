@@ -37,6 +37,9 @@ struct ObservedRecord {
 class LockWatch {
  public:
   virtual ~LockWatch() = default;
+  // false while changes cannot be observed (stream down, watch refused by the server): the
+  // elector then polls every retry period until the watch is back.
+  virtual bool active() const { return true; }
 };
 
 class Lock {

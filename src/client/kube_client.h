@@ -31,6 +31,9 @@ using ObjectEventHandler = std::function<void(const std::string& type, const nlo
 class Subscription {
  public:
   virtual ~Subscription() = default;
+  // Whether the shared stream is currently connected (false while the server is unreachable
+  // or refuses to watch).
+  virtual bool active() const = 0;
 };
 
 class KubeClient : public std::enable_shared_from_this<KubeClient> {

@@ -1,5 +1,6 @@
 #include "client/watch_multiplexer.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -49,6 +50,8 @@ class CollectionWatch {
     }
     return empty;
   }
+
+  bool connected() const { return connected_.load(); }
 
   void Stop() {
     if (!thread_.joinable()) return;
@@ -133,6 +136,7 @@ class CollectionWatch {
                            api::PercentEncode(rv);
       auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
       bool healthy = head.ok() && head->status == 200;
+      connected_ = healthy;
       while (healthy && !stop.stop_requested()) {
         auto line = connection->ReadLine(std::chrono::seconds(1900));
         if (!line.ok()) break;  // end of stream, timeout, lost connection or interrupt
@@ -153,6 +157,7 @@ class CollectionWatch {
         Deliver(type, object);
         delay = std::chrono::milliseconds(100);
       }
+      connected_ = false;
       {
         std::lock_guard lock(conn_mu_);
         connection_ = nullptr;
@@ -168,6 +173,7 @@ class CollectionWatch {
   int next_id_ = 0;
   std::map<int, std::shared_ptr<Entry>> entries_;
   std::set<std::string> known_;  // names present, for DELETED after a relist
+  std::atomic<bool> connected_{false};
   std::mutex conn_mu_;
   HttpConnection* connection_ = nullptr;
   std::mutex backoff_mu_;
@@ -178,14 +184,17 @@ class CollectionWatch {
 namespace {
 class MultiplexedSubscription final : public Subscription {
  public:
-  MultiplexedSubscription(WatchMultiplexer& owner, std::string path, int id)
-      : owner_(owner), path_(std::move(path)), id_(id) {}
+  MultiplexedSubscription(WatchMultiplexer& owner, std::string path, int id,
+                          std::shared_ptr<CollectionWatch> watch)
+      : owner_(owner), path_(std::move(path)), id_(id), watch_(std::move(watch)) {}
   ~MultiplexedSubscription() override { owner_.Unsubscribe(path_, id_); }
+  bool active() const override { return watch_->connected(); }
 
  private:
   WatchMultiplexer& owner_;
   std::string path_;
   int id_;
+  std::shared_ptr<CollectionWatch> watch_;
 };
 }  // namespace
 
@@ -207,7 +216,7 @@ std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(const std::string& col
   auto& watch = watches_[collection_path];
   if (!watch) watch = std::make_shared<CollectionWatch>(client_, collection_path);
   int id = watch->Add(name, std::move(handler));
-  return std::make_unique<MultiplexedSubscription>(*this, collection_path, id);
+  return std::make_unique<MultiplexedSubscription>(*this, collection_path, id, watch);
 }
 
 void WatchMultiplexer::Unsubscribe(const std::string& collection_path, int id) {

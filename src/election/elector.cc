@@ -315,8 +315,9 @@ struct Elector::State {
   }
 
   // Returns true once leading, false when stopped.
-  bool Acquire(std::stop_token stop, bool watching) {
+  bool Acquire(std::stop_token stop, const LockWatch* watch) {
     while (!stop.stop_requested()) {
+      bool watching = watch != nullptr && watch->active();
       if (watching && HeldByOther()) {
         WaitForChangeOrExpiry(stop);  // no request while someone else validly holds it
         continue;
@@ -331,8 +332,10 @@ struct Elector::State {
       }
       if (watching && HeldByOther()) continue;
       Clock::TimePoint retry_at = clock().now() + Jittered(config.retry_period);
-      if (watching) {
-        SleepUntilChange(retry_at, stop);  // e.g. a lease created or assigned meanwhile
+      if (watch != nullptr) {
+        // Polling, but a change seen by the (maybe just reconnected) watch still wakes us: e.g.
+        // a lease created, released or assigned meanwhile.
+        SleepUntilChange(retry_at, stop);
       } else {
         clock().SleepUntil(retry_at, stop);
       }
@@ -433,9 +436,8 @@ Result<std::unique_ptr<Elector>> Elector::Create(ElectionConfig config) {
 void Elector::Run(std::stop_token stop) {
   State& st = *state_;
   auto watch = st.lock().Watch([&st](const ObservedRecord& r) { st.OnWatched(r); });
-  bool watching = watch != nullptr;
   while (!stop.stop_requested()) {
-    if (!st.Acquire(stop, watching)) break;
+    if (!st.Acquire(stop, watch.get())) break;
     LeaderTerm term;
     {
       std::lock_guard lock(st.mu);

@@ -60,6 +60,7 @@ class SubscriptionWatch final : public LockWatch {
   SubscriptionWatch(std::shared_ptr<Cluster> cluster, std::unique_ptr<client::Subscription> s)
       : cluster_(std::move(cluster)), subscription_(std::move(s)) {}
   ~SubscriptionWatch() override { subscription_.reset(); }
+  bool active() const override { return subscription_->active(); }
 
  private:
   std::shared_ptr<Cluster> cluster_;  // outlives the subscription
