@@ -4,6 +4,7 @@
 
 #include "server/http_server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -29,8 +30,10 @@ using net::awaitable;
 using net::use_awaitable;
 
 std::string HttpRequest::header(const std::string& lower_name) const {
-  auto it = headers.find(lower_name);
-  return it == headers.end() ? std::string() : it->second;
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return value;
+  }
+  return std::string();
 }
 
 std::string HttpRequest::param(const std::string& name) const {
@@ -153,6 +156,16 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     Wake();
   }
 
+  void ReplyWith(std::function<HttpResponse()> make) override {
+    {
+      std::lock_guard lock(mu_);
+      if (answered_) return;
+      answered_ = true;
+      make_reply_ = std::move(make);
+    }
+    Wake();
+  }
+
   std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
                                          std::chrono::steady_clock::time_point deadline,
                                          std::chrono::milliseconds idle_interval,
@@ -200,6 +213,7 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   net::steady_timer timer_;
   bool answered_ = false;
   std::optional<HttpResponse> reply_;
+  std::function<HttpResponse()> make_reply_;  // ReplyWith: run on the strand when answered
   bool streaming_ = false;
   int stream_status_ = 200;
   std::string stream_content_type_;
@@ -222,11 +236,22 @@ HttpRequest ToRequest(http::request<http::string_body>&& raw, bool tls) {
   size_t q = target.find('?');
   req.path = api::PercentDecode(target.substr(0, q));
   if (q != std::string_view::npos) req.query = api::ParseQuery(target.substr(q + 1));
+  req.headers.reserve(16);
   for (const auto& field : raw) {
-    std::string name(field.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    auto [it, inserted] = req.headers.emplace(name, std::string(field.value()));
-    if (!inserted) it->second += "," + std::string(field.value());
+    auto raw_name = field.name_string();
+    std::string name(raw_name.size(), '\0');
+    for (size_t i = 0; i < raw_name.size(); ++i) {
+      char c = raw_name[i];
+      name[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    auto it = std::find_if(req.headers.begin(), req.headers.end(),
+                           [&](const auto& h) { return h.first == name; });
+    if (it == req.headers.end()) {
+      req.headers.emplace_back(std::move(name), std::string(field.value()));
+    } else {
+      it->second += ',';
+      it->second.append(field.value().data(), field.value().size());
+    }
   }
   req.body = std::move(raw.body());
   req.tls = tls;
@@ -301,7 +326,8 @@ class HttpServerImpl final : public HttpServer {
         handler_(std::move(handler)),
         io_(std::make_shared<net::io_context>()),
         ssl_(net::ssl::context::tls_server),
-        acceptor_(*io_),
+        accept_strand_(net::make_strand(io_->get_executor())),
+        acceptor_(accept_strand_),
         sweep_strand_(net::make_strand(io_->get_executor())),
         sweep_timer_(sweep_strand_) {}
 
@@ -331,7 +357,8 @@ class HttpServerImpl final : public HttpServer {
                                  std::to_string(options_.port) + ": " + ec.message());
     }
     port_ = acceptor_.local_endpoint().port();
-    net::co_spawn(*io_, Accept(), net::detached);
+    // On the acceptor's strand, like Stop()'s close: the two must not run at the same time.
+    net::co_spawn(accept_strand_, Accept(), net::detached);
     net::co_spawn(sweep_strand_, SweepTimeouts(), net::detached);
     int threads = options_.threads > 0 ? options_.threads
                                        : std::max(1u, std::thread::hardware_concurrency());
@@ -469,6 +496,7 @@ class HttpServerImpl final : public HttpServer {
   std::shared_ptr<HttpHandler> handler_;
   std::shared_ptr<net::io_context> io_;
   net::ssl::context ssl_;
+  Mailbox::Executor accept_strand_;
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
   std::vector<std::thread> threads_;
@@ -531,6 +559,11 @@ awaitable<void> Session<Stream>::Run() {
     if (box->streaming_) {
       co_await ServeStream(box);
       co_return;  // a stream ends the connection
+    }
+    if (!box->reply_) {
+      // Answered through ReplyWith: build the response here, on the connection's strand.
+      box->reply_ = box->make_reply_();
+      box->make_reply_ = nullptr;
     }
     if (!co_await WriteAll(SerializeResponse(*box->reply_, keep_alive))) co_return;
     if (!keep_alive) co_return;

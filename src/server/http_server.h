@@ -25,7 +25,9 @@ struct HttpRequest {
   std::string target;  // "/api/v1/namespaces/default/configmaps?limit=500"
   std::string path;    // "/api/v1/namespaces/default/configmaps" (percent-decoded)
   std::multimap<std::string, std::string> query;  // decoded query parameters
-  std::map<std::string, std::string> headers;     // lower-case names
+  // Lower-case names, each once (repeated fields joined with ","), in arrival order: a request
+  // has a handful, so a flat list is cheaper than a map.
+  std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool tls = false;
 
@@ -59,6 +61,9 @@ class Responder {
  public:
   virtual ~Responder() = default;
   virtual void Reply(HttpResponse response) = 0;
+  // Like Reply, but the response is built by `make`, which may run later on the connection's
+  // own thread: a store callback hands its result over without rendering on the store thread.
+  virtual void ReplyWith(std::function<HttpResponse()> make) { Reply(make()); }
   // Starts a chunked response. `idle` runs every `idle_interval` while nothing is written (used
   // for watch bookmarks); the stream ends by itself at `deadline`.
   virtual std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,

@@ -177,6 +177,17 @@ struct ResourceApi::Call {
   void ReplyStored(int code, const std::string& stored, int64_t revision, Clock& clock) {
     ReplyObject(code, RenderObject(format, *kind, info.version, stored, revision, clock));
   }
+  // ReplyStored for a store callback: the reply is rendered on the connection's thread, not on
+  // the store's writer. Captures no Call (the responder holds the closure: no cycle).
+  void ReplyStoredLater(int code, store::KeyValue kv, std::shared_ptr<Clock> clock) {
+    responder->ReplyWith([code, kv = std::move(kv), clock = std::move(clock), format = format,
+                          kind = kind, version = info.version] {
+      HttpResponse r;
+      r.status = code;
+      r.body = RenderObject(format, *kind, version, kv.value, kv.mod_revision, *clock);
+      return r;
+    });
+  }
 };
 
 ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock)
@@ -295,7 +306,7 @@ void ResourceApi::StoreCreate(std::shared_ptr<Call> call, json object) {
                     StorageKey(*call->kind, call->info.namespace_, name), value, 0};
   store_->Write(std::move(op), [call, name, clock = clock_](Result<store::KeyValue> r) {
     if (!r.ok()) return call->Fail(StoreError(r.status(), *call->kind, name));
-    call->ReplyStored(201, r->value, r->mod_revision, *clock);
+    call->ReplyStoredLater(201, std::move(*r), clock);
   });
 }
 
@@ -368,7 +379,7 @@ void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, json object, store::Ke
       if (r.status().IsConflict() && on_conflict) return on_conflict();
       return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
     }
-    call->ReplyStored(200, r->value, r->mod_revision, *clock);
+    call->ReplyStoredLater(200, std::move(*r), clock);
   });
 }
 

@@ -7,7 +7,11 @@
 //   max_batch_size), decides each in order against the committed state plus the earlier writes
 //   of the batch, gives successful ones consecutive revisions and commits them in one
 //   transaction. Failed writes (Conflict, NotFound, AlreadyExists) consume no revision. A failed
-//   commit fails every write of the batch with InternalError and changes nothing.
+//   commit fails every write of the batch with InternalError and changes nothing. When the
+//   previous batch had several writes and fewer are queued, the writer waits up to 200 us for as
+//   many (fewer, larger commits under load; a single client never waits).
+// - The WAL file's writes of one commit reach the file as one pwrite() before its fsync (a
+//   coalescing VFS over the default one; nothing is acknowledged before the fsync).
 // - The revision is stored in its own table, so it never goes backwards across restarts, even
 //   after the newest key was deleted. The watch history starts empty at Open: a watch from an
 //   older revision is Gone.
@@ -109,6 +113,7 @@ class SqliteStore : public Store {
   std::condition_variable queue_cv_;
   std::deque<PendingWrite> queue_;
   bool stopping_ = false;
+  size_t linger_target_ = 0;  // under queue_mu_: the queue size a lingering writer waits for
   bool failed_ = false;  // writer thread only: disk state unknown after a failed rollback
 
   std::atomic<uint64_t> commits_{0};

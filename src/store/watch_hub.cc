@@ -232,6 +232,9 @@ void WatchHub::Publish(std::vector<Event> events) {
         core_->history.pop_front();
       }
     }
+    // Without watchers there is nothing to fan out: a watcher that starts later replays what
+    // it needs from the history, so the dispatcher is not woken for every commit.
+    if (core_->groups.empty()) return;
     core_->inbox.push_back(std::move(batch));
   }
   core_->work_cv.notify_one();
