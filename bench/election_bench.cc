@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
 
@@ -34,6 +35,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using tenure::bench::Percentile;
+using tenure::bench::PeakRssKiB;
+using tenure::bench::RssKiB;
+
 struct Flags {
   int handovers = 100;
   int crashes = 3;
@@ -41,21 +46,6 @@ struct Flags {
   int electors = 1000;
   std::string tenure;
 };
-
-long RssKiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
 
 template <typename Pred>
 bool WaitFor(Pred pred, std::chrono::seconds timeout) {

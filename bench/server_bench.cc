@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "client/http_connection.h"
 #include "lean_client.h"
 #include "server/server.h"
@@ -32,6 +33,10 @@ using tenure::client::Endpoint;
 using tenure::client::HttpConnection;
 
 namespace {
+
+using tenure::bench::Percentile;
+using tenure::bench::PeakRssKiB;
+using tenure::bench::RssKiB;
 
 constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 
@@ -55,31 +60,6 @@ struct Bench {
     return {{"Authorization", "Bearer " + token}, {"Content-Type", type}};
   }
 };
-
-long PeakRssKiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
-long RssKiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
-double Percentile(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1));
-  return v[i];
-}
 
 std::string LeaseBody(const std::string& name, const std::string& holder, const std::string& rv) {
   std::string body = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name +

@@ -310,19 +310,25 @@ void ResourceApi::StoreCreate(std::shared_ptr<Call> call, json object) {
   });
 }
 
+// A namespaced object takes the URL's namespace; a different one in the body is an error.
+static Status ClaimNamespace(const api::KindInfo& kind, const RequestInfo& info, json& object) {
+  if (!kind.namespaced) return Status::Ok();
+  std::string ns = JsonString(object, "metadata", "namespace");
+  if (!ns.empty() && ns != info.namespace_) {
+    return Status::BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  object["metadata"]["namespace"] = info.namespace_;
+  return Status::Ok();
+}
+
 // Checks namespace, fills server-owned metadata, defaults and validates a new object.
 static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info,
                             store::Store& store, Clock& clock, json& object) {
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
+  if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
   if (kind.namespaced) {
-    std::string ns = JsonString(object, "metadata", "namespace");
-    if (!ns.empty() && ns != info.namespace_) {
-      return Status::BadRequest(
-          "the namespace of the provided object does not match the namespace sent on the "
-          "request");
-    }
-    meta["namespace"] = info.namespace_;
     const api::KindInfo* ns_kind = api::FindByResource("", kNamespacesResource);
     if (!store.Get(ResourceApi::StorageKey(*ns_kind, "", info.namespace_)).ok()) {
       return NamespaceNotFound(info.namespace_);
@@ -392,15 +398,7 @@ static Status PrepareUpdate(const api::KindInfo& kind, const RequestInfo& info,
     return Status::BadRequest("the name of the object (" + name +
                               ") does not match the name on the URL (" + info.name + ")");
   }
-  if (kind.namespaced) {
-    std::string ns = JsonString(object, "metadata", "namespace");
-    if (!ns.empty() && ns != info.namespace_) {
-      return Status::BadRequest(
-          "the namespace of the provided object does not match the namespace sent on the "
-          "request");
-    }
-    meta["namespace"] = info.namespace_;
-  }
+  if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
   const json& old_meta = old_object["metadata"];
   for (const char* owned : {"uid", "creationTimestamp"}) {
     if (old_meta.contains(owned)) meta[owned] = old_meta[owned];
