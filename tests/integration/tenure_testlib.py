@@ -1104,3 +1104,35 @@ class FenceChecker:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class CandidateGroup:
+    """Mixin for test cases that start candidate processes: they are terminated at cleanup, and a
+    failed check or wait prints every candidate's timestamped lines."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.cands: list[Candidate] = []
+
+    def add_candidate(self, c: Candidate) -> Candidate:
+        self.cands.append(c)
+        self.addCleanup(c.terminate)
+        return c
+
+    def dump(self) -> str:
+        return "\n".join(c.describe() for c in self.cands)
+
+    def check(self, cond: object, msg: str) -> None:
+        if not cond:
+            self.fail(f"{msg}\n{self.dump()}")
+
+    def wait(self, cond, timeout: float, what: str):
+        try:
+            return wait_until(cond, timeout, what, interval=0.01)
+        except AssertionError as e:
+            self.fail(f"{e}\n{self.dump()}")
+
+    @staticmethod
+    def starts(cands: list[Candidate]) -> dict[int, int]:
+        """How many terms each candidate has started so far (by object id)."""
+        return {id(c): len(c.of("started")) for c in cands}

@@ -23,7 +23,7 @@ import json
 import time
 import unittest
 
-from tenure_testlib import (Candidate, Deadline, FenceChecker, ObjectTracker, Server, ServerTestCase, core_path,
+from tenure_testlib import (Candidate, CandidateGroup, Deadline, FenceChecker, ObjectTracker, Server, ServerTestCase, core_path,
                             elect_bin, free_port, lease_path, parse_k8s_time, wait_until)
 
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
@@ -37,14 +37,10 @@ TAKEOVER_MAX = LEASE + RETRY + 1.0
 EARLY_TOLERANCE = 0.1
 
 
-class ElectionMixin:
+class ElectionMixin(CandidateGroup):
     """Candidate bookkeeping shared by the test classes (self.server must be set)."""
 
     server: Server
-
-    def setUp(self) -> None:
-        super().setUp()
-        self.cands: list[Candidate] = []
 
     def spawn(self, identity: str, lock: str, *, configmap: bool = False, release: bool = False,
               fence: FenceChecker | None = None) -> Candidate:
@@ -57,26 +53,7 @@ class ElectionMixin:
             argv.append("--release-on-cancel")
         if fence is not None:
             argv += ["--fence-port", str(fence.port)]
-        c = Candidate(argv, identity, self.server.workdir)
-        self.cands.append(c)
-        self.addCleanup(c.terminate)
-        return c
-
-    def dump(self) -> str:
-        return "\n".join(c.describe() for c in self.cands)
-
-    def check(self, cond: object, msg: str) -> None:
-        if not cond:
-            self.fail(f"{msg}\n{self.dump()}")
-
-    def wait(self, cond, timeout: float, what: str):
-        try:
-            return wait_until(cond, timeout, what, interval=0.01)
-        except AssertionError as e:
-            self.fail(f"{e}\n{self.dump()}")
-
-    def starts(self, cands: list[Candidate]) -> dict[int, int]:
-        return {id(c): len(c.of("started")) for c in cands}
+        return self.add_candidate(Candidate(argv, identity, self.server.workdir))
 
     def wait_new_leader(self, cands: list[Candidate], baseline: dict[int, int], timeout: float):
         """The one candidate (and its event) that printed a "started" beyond baseline."""

@@ -28,7 +28,7 @@ import sys
 import time
 import unittest
 
-from tenure_testlib import (HERE, Candidate, FenceChecker, ObjectTracker, ServerTestCase, core_path, elect_bin,
+from tenure_testlib import (HERE, Candidate, CandidateGroup, FenceChecker, ObjectTracker, ServerTestCase, core_path, elect_bin,
                             wait_until)
 
 LEASE, RENEW, RETRY = 3, 2, 1
@@ -55,7 +55,7 @@ def record_time(text: str) -> float:
     return datetime.datetime.fromisoformat(text).timestamp()  # naive: local time
 
 
-class PythonInteropTest(ServerTestCase):
+class PythonInteropTest(CandidateGroup, ServerTestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -68,7 +68,6 @@ class PythonInteropTest(ServerTestCase):
     def setUp(self) -> None:
         super().setUp()
         self.ensure_namespace(NS)
-        self.cands: list[Candidate] = []
 
     # -- candidates -----------------------------------------------------------------------------
     def spawn_py(self, identity: str, lock: str, log: FenceChecker | None = None) -> Candidate:
@@ -77,7 +76,7 @@ class PythonInteropTest(ServerTestCase):
                 "--retry", str(RETRY)]
         if log is not None:
             argv += ["--fence-port", str(log.port)]
-        return self._add(Candidate(argv, identity, self.server.workdir, kind="python"))
+        return self.add_candidate(Candidate(argv, identity, self.server.workdir, kind="python"))
 
     def spawn_tenure(self, identity: str, lock: str, log: FenceChecker | None = None) -> Candidate:
         argv = [elect_bin(), "--kubeconfig", self.server.kubeconfig, "--lock", f"{NS}/{lock}", "--identity",
@@ -85,29 +84,7 @@ class PythonInteropTest(ServerTestCase):
                 "--renew-deadline", str(RENEW), "--retry-period", "0.5"]
         if log is not None:
             argv += ["--fence-port", str(log.port)]
-        return self._add(Candidate(argv, identity, self.server.workdir, kind="tenure"))
-
-    def _add(self, c: Candidate) -> Candidate:
-        self.cands.append(c)
-        self.addCleanup(c.terminate)
-        return c
-
-    def dump(self) -> str:
-        return "\n".join(c.describe() for c in self.cands)
-
-    def check(self, cond: object, msg: str) -> None:
-        if not cond:
-            self.fail(f"{msg}\n{self.dump()}")
-
-    def wait(self, cond, timeout: float, what: str):
-        try:
-            return wait_until(cond, timeout, what, interval=0.01)
-        except AssertionError as e:
-            self.fail(f"{e}\n{self.dump()}")
-
-    @staticmethod
-    def starts(cands: list[Candidate]) -> dict[int, int]:
-        return {id(c): len(c.of("started")) for c in cands}
+        return self.add_candidate(Candidate(argv, identity, self.server.workdir, kind="tenure"))
 
     def wait_new_leader(self, cands: list[Candidate], timeout: float,
                         base: dict[int, int] | None = None) -> tuple[Candidate, float]:
