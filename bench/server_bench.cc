@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -73,23 +74,23 @@ std::string LeaseBody(const std::string& name, const std::string& holder, const 
 // Each client renews its own lease with the resourceVersion of its last write (the leader's
 // fast path): PUT with optimistic concurrency, durable before the reply. The load generator is
 // LeanClient (see lean_client.h): it runs on the same cores as the server.
-void CasThroughput(const Bench& bench, int clients, int seconds) {
+// Runs `clients` threads in a closed loop for `seconds`. Each thread first calls prepare(i),
+// which returns its step (or nullptr when setup failed); after a common start, it calls
+// step(n) back to back, timing each call (true: acknowledged). Prints rate and latencies.
+using Step = std::function<bool(long n)>;
+void ClosedLoop(const std::string& label, const char* unit, int clients, int seconds,
+                const std::function<Step(int)>& prepare) {
   std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
   std::atomic<long> errors{0};
   std::atomic<bool> go{false}, stop{false};
   std::mutex start_mu;
   std::condition_variable start_cv;
   std::vector<std::thread> threads;
-  const std::string headers = "Authorization: Bearer " + bench.token +
-                              "\r\nContent-Type: application/json\r\n";
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
       pthread_setname_np(pthread_self(), "bench-client");  // tells them apart in perf
-      bench::LeanClient c(bench.endpoint.port, bench.endpoint.tls.ca_file);
-      std::string name = "cas-" + std::to_string(clients) + "-" + std::to_string(i);
-      auto created = c.Request("POST", kLeases, headers, LeaseBody(name, name, ""));
-      std::string rv(bench::JsonStringField(created.body, "resourceVersion"));
-      if (created.status != 201 || rv.empty()) {
+      Step step = prepare(i);
+      if (!step) {
         ++errors;
         return;
       }
@@ -97,21 +98,17 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
         std::unique_lock lock(start_mu);
         start_cv.wait(lock, [&] { return go.load(); });
       }
-      const std::string target = std::string(kLeases) + "/" + name;
-      latencies[static_cast<size_t>(i)].reserve(static_cast<size_t>(seconds) * 20000);
-      long n = 0;
-      while (!stop.load()) {
-        std::string body = LeaseBody(name, name + "-" + std::to_string(++n), rv);
+      auto& mine = latencies[static_cast<size_t>(i)];
+      mine.reserve(static_cast<size_t>(seconds) * 20000);
+      for (long n = 1; !stop.load(); ++n) {
         auto start = Clock::now();
-        auto reply = c.Request("PUT", target, headers, body);
+        bool ok = step(n);
         double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        std::string_view new_rv = bench::JsonStringField(reply.body, "resourceVersion");
-        if (reply.status != 200 || new_rv.empty()) {
+        if (ok) {
+          mine.push_back(ms);
+        } else {
           ++errors;
-          continue;
         }
-        rv = new_rv;
-        latencies[static_cast<size_t>(i)].push_back(ms);
       }
     });
   }
@@ -128,9 +125,30 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   std::vector<double> all;
   for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
-  std::printf("lease CAS over TLS, %2d clients: %8.0f updates/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
-              clients, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.50),
-              Percentile(all, 0.99), all.size(), errors.load(), elapsed);
+  std::printf("%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
+              label.c_str(), clients, static_cast<double>(all.size()) / elapsed, unit,
+              Percentile(all, 0.50), Percentile(all, 0.99), all.size(), errors.load(), elapsed);
+}
+
+void CasThroughput(const Bench& bench, int clients, int seconds) {
+  const std::string headers = "Authorization: Bearer " + bench.token +
+                              "\r\nContent-Type: application/json\r\n";
+  ClosedLoop("lease CAS over TLS", "updates", clients, seconds, [&](int i) -> Step {
+    auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
+    std::string name = "cas-" + std::to_string(clients) + "-" + std::to_string(i);
+    auto created = c->Request("POST", kLeases, headers, LeaseBody(name, name, ""));
+    std::string rv(bench::JsonStringField(created.body, "resourceVersion"));
+    if (created.status != 201 || rv.empty()) return nullptr;
+    std::string target = std::string(kLeases) + "/" + name;
+    return [c, name, target, rv, &headers](long n) mutable {
+      auto reply = c->Request("PUT", target, headers,
+                              LeaseBody(name, name + "-" + std::to_string(n), rv));
+      std::string_view new_rv = bench::JsonStringField(reply.body, "resourceVersion");
+      if (reply.status != 200 || new_rv.empty()) return false;
+      rv = new_rv;
+      return true;
+    };
+  });
 }
 
 std::string Base64(const std::string& in) {
@@ -156,71 +174,29 @@ std::string Base64(const std::string& in) {
 // The same closed loop against etcd's v3 JSON gateway (plain HTTP on loopback): a Txn that
 // compares the key's mod_revision with the last one written, then puts a lease-sized value.
 void EtcdCasThroughput(uint16_t port, int clients, int seconds) {
-  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
-  std::atomic<long> errors{0};
-  std::atomic<bool> go{false}, stop{false};
-  std::mutex start_mu;
-  std::condition_variable start_cv;
-  std::vector<std::thread> threads;
   const std::string headers = "Content-Type: application/json\r\n";
-  for (int i = 0; i < clients; ++i) {
-    threads.emplace_back([&, i] {
-      bench::LeanClient c(port, "");
-      std::string key = Base64("/registry/leases/default/etcd-" + std::to_string(clients) + "-" +
-                               std::to_string(i));
-      int64_t rev = 0;
-      auto put = [&](int64_t expected, long n) -> bool {
-        std::string txn = "{\"compare\":[{\"key\":\"" + key +
-                          "\",\"result\":\"EQUAL\",\"target\":\"MOD\",\"mod_revision\":\"" +
-                          std::to_string(expected) + "\"}],\"success\":[{\"request_put\":{\"key\":\"" +
-                          key + "\",\"value\":\"" + Base64(LeaseBody("x", "h" + std::to_string(n), "1")) +
-                          "\"}}]}";
-        auto reply = c.Request("POST", "/v3/kv/txn", headers, txn);
-        if (reply.status != 200 || reply.body.find("\"succeeded\":true") == std::string::npos) {
-          return false;
-        }
-        std::string_view revision = bench::JsonStringField(reply.body, "revision");
-        if (revision.empty()) return false;
-        rev = std::stoll(std::string(revision));
-        return true;
-      };
-      if (!put(0, 0)) {
-        ++errors;
-        return;
+  ClosedLoop("etcd CAS via JSON gateway", "txn", clients, seconds, [&](int i) -> Step {
+    auto c = std::make_shared<bench::LeanClient>(port, "");
+    std::string key = Base64("/registry/leases/default/etcd-" + std::to_string(clients) + "-" +
+                             std::to_string(i));
+    auto rev = std::make_shared<int64_t>(0);
+    Step put = [c, key, rev, &headers](long n) {
+      std::string txn = "{\"compare\":[{\"key\":\"" + key +
+                        "\",\"result\":\"EQUAL\",\"target\":\"MOD\",\"mod_revision\":\"" +
+                        std::to_string(*rev) + "\"}],\"success\":[{\"request_put\":{\"key\":\"" +
+                        key + "\",\"value\":\"" + Base64(LeaseBody("x", "h" + std::to_string(n), "1")) +
+                        "\"}}]}";
+      auto reply = c->Request("POST", "/v3/kv/txn", headers, txn);
+      if (reply.status != 200 || reply.body.find("\"succeeded\":true") == std::string::npos) {
+        return false;
       }
-      {
-        std::unique_lock lock(start_mu);
-        start_cv.wait(lock, [&] { return go.load(); });
-      }
-      long n = 0;
-      while (!stop.load()) {
-        auto start = Clock::now();
-        bool ok = put(rev, ++n);
-        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (!ok) {
-          ++errors;
-          continue;
-        }
-        latencies[static_cast<size_t>(i)].push_back(ms);
-      }
-    });
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  {
-    std::lock_guard lock(start_mu);
-    go = true;
-  }
-  start_cv.notify_all();
-  auto start = Clock::now();
-  std::this_thread::sleep_for(std::chrono::seconds(seconds));
-  stop = true;
-  for (auto& t : threads) t.join();
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::vector<double> all;
-  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
-  std::printf("etcd CAS via JSON gateway, %2d clients: %8.0f txn/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors)\n",
-              clients, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.50),
-              Percentile(all, 0.99), all.size(), errors.load());
+      std::string_view revision = bench::JsonStringField(reply.body, "revision");
+      if (revision.empty()) return false;
+      *rev = std::stoll(std::string(revision));
+      return true;
+    };
+    return put(0) ? put : nullptr;
+  });
 }
 
 // One update seen by `watchers` open watches: time from the write's reply until every

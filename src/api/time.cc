@@ -151,72 +151,31 @@ std::optional<Timestamp> ParseTime(std::string_view s) {
   return Timestamp(duration_cast<Timestamp::duration>(microseconds(secs * 1000000 + micros)));
 }
 
+namespace {
+// "5m12s" or, when the minor part is zero, "5m".
+std::string Units(int64_t major, char major_unit, int64_t minor = 0, char minor_unit = 0) {
+  std::string out = std::to_string(major) + major_unit;
+  if (minor != 0) out += std::to_string(minor) + minor_unit;
+  return out;
+}
+}  // namespace
+
 std::string HumanDuration(std::chrono::nanoseconds d) {
-  const int64_t ns = d.count();
-  const int64_t seconds = ns / 1000000000;  // truncates toward zero, as Go's int(d.Seconds())
-  char buf[32];
+  const int64_t seconds = d.count() / 1000000000;  // truncates toward zero, as Go's int(d.Seconds())
   if (seconds < -1) return "<invalid>";
   if (seconds < 0) return "0s";
-  if (seconds < 60 * 2) {
-    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(seconds));
-    return buf;
-  }
+  if (seconds < 60 * 2) return Units(seconds, 's');
   const int64_t minutes = seconds / 60;
-  if (minutes < 10) {
-    const int64_t s = seconds % 60;
-    if (s == 0) {
-      std::snprintf(buf, sizeof buf, "%lldm", static_cast<long long>(minutes));
-    } else {
-      std::snprintf(buf, sizeof buf, "%lldm%llds", static_cast<long long>(minutes),
-                    static_cast<long long>(s));
-    }
-    return buf;
-  }
-  if (minutes < 60 * 3) {
-    std::snprintf(buf, sizeof buf, "%lldm", static_cast<long long>(minutes));
-    return buf;
-  }
+  if (minutes < 10) return Units(minutes, 'm', seconds % 60, 's');
+  if (minutes < 60 * 3) return Units(minutes, 'm');
   const int64_t hours = seconds / 3600;
-  if (hours < 8) {
-    const int64_t m = minutes % 60;
-    if (m == 0) {
-      std::snprintf(buf, sizeof buf, "%lldh", static_cast<long long>(hours));
-    } else {
-      std::snprintf(buf, sizeof buf, "%lldh%lldm", static_cast<long long>(hours),
-                    static_cast<long long>(m));
-    }
-    return buf;
-  }
-  if (hours < 48) {
-    std::snprintf(buf, sizeof buf, "%lldh", static_cast<long long>(hours));
-    return buf;
-  }
-  if (hours < 24 * 8) {
-    const int64_t h = hours % 24;
-    if (h == 0) {
-      std::snprintf(buf, sizeof buf, "%lldd", static_cast<long long>(hours / 24));
-    } else {
-      std::snprintf(buf, sizeof buf, "%lldd%lldh", static_cast<long long>(hours / 24),
-                    static_cast<long long>(h));
-    }
-    return buf;
-  }
-  if (hours < 24 * 365 * 2) {
-    std::snprintf(buf, sizeof buf, "%lldd", static_cast<long long>(hours / 24));
-    return buf;
-  }
-  if (hours < 24 * 365 * 8) {
-    const int64_t dy = (hours / 24) % 365;
-    if (dy == 0) {
-      std::snprintf(buf, sizeof buf, "%lldy", static_cast<long long>(hours / 24 / 365));
-    } else {
-      std::snprintf(buf, sizeof buf, "%lldy%lldd", static_cast<long long>(hours / 24 / 365),
-                    static_cast<long long>(dy));
-    }
-    return buf;
-  }
-  std::snprintf(buf, sizeof buf, "%lldy", static_cast<long long>(hours / 24 / 365));
-  return buf;
+  if (hours < 8) return Units(hours, 'h', minutes % 60, 'm');
+  if (hours < 48) return Units(hours, 'h');
+  const int64_t days = hours / 24;
+  if (hours < 24 * 8) return Units(days, 'd', hours % 24, 'h');
+  if (hours < 24 * 365 * 2) return Units(days, 'd');
+  if (hours < 24 * 365 * 8) return Units(days / 365, 'y', days % 365, 'd');
+  return Units(days / 365, 'y');
 }
 
 }  // namespace tenure::api

@@ -1,5 +1,6 @@
 #include "server/protobuf_body.h"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "api/codec.h"
@@ -107,8 +108,10 @@ Result<json> ReadObjectMeta(std::string_view data) {
   return meta;
 }
 
-Result<json> ReadNamespace(std::string_view raw) {
-  json object = {{"apiVersion", "v1"}, {"kind", "Namespace"}};
+// Reads a top-level object: field 1 is its ObjectMeta, every other field goes to `field_of`,
+// which stores it into `object` and returns false when it is malformed (unknown fields: Skip).
+using FieldReader = std::function<bool(Reader& r, uint32_t field, uint32_t type, json& object)>;
+Result<json> ReadObject(std::string_view raw, json object, const FieldReader& field_of) {
   Reader r(raw);
   uint32_t field, type;
   while (r.Next(field, type)) {
@@ -116,46 +119,48 @@ Result<json> ReadNamespace(std::string_view raw) {
       auto meta = ReadObjectMeta(r.Bytes());
       if (!meta.ok()) return meta.status();
       object["metadata"] = std::move(*meta);
-    } else if (field == 2 && type == 2) {
-      Reader spec(r.Bytes());
-      uint32_t f, t;
-      json finalizers = json::array();
-      while (spec.Next(f, t)) {
-        if (f == 1 && t == 2) finalizers.push_back(std::string(spec.Bytes()));
-        else spec.Skip(t);
-      }
-      if (spec.failed()) return Malformed();
-      if (!finalizers.empty()) object["spec"]["finalizers"] = std::move(finalizers);
-    } else {
-      r.Skip(type);  // status is the server's
+    } else if (!field_of(r, field, type, object)) {
+      return Malformed();
     }
   }
   if (r.failed()) return Malformed();
   return object;
 }
 
+Result<json> ReadNamespace(std::string_view raw) {
+  return ReadObject(raw, {{"apiVersion", "v1"}, {"kind", "Namespace"}},
+                    [](Reader& r, uint32_t field, uint32_t type, json& object) {
+                      if (field != 2 || type != 2) {
+                        r.Skip(type);  // status is the server's
+                        return true;
+                      }
+                      Reader spec(r.Bytes());
+                      uint32_t f, t;
+                      json finalizers = json::array();
+                      while (spec.Next(f, t)) {
+                        if (f == 1 && t == 2) finalizers.push_back(std::string(spec.Bytes()));
+                        else spec.Skip(t);
+                      }
+                      if (!finalizers.empty()) object["spec"]["finalizers"] = std::move(finalizers);
+                      return !spec.failed();
+                    });
+}
+
 Result<json> ReadConfigMap(std::string_view raw) {
-  json object = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}};
-  Reader r(raw);
-  uint32_t field, type;
-  while (r.Next(field, type)) {
-    if (field == 1 && type == 2) {
-      auto meta = ReadObjectMeta(r.Bytes());
-      if (!meta.ok()) return meta.status();
-      object["metadata"] = std::move(*meta);
-    } else if ((field == 2 || field == 3) && type == 2) {
-      std::string key, value;
-      if (!ReadMapEntry(r.Bytes(), key, value)) return Malformed();
-      if (field == 2) object["data"][key] = value;
-      else object["binaryData"][key] = api::Base64Encode(value);
-    } else if (field == 4 && type == 0) {
-      object["immutable"] = r.Varint() != 0;
-    } else {
-      r.Skip(type);
-    }
-  }
-  if (r.failed()) return Malformed();
-  return object;
+  return ReadObject(raw, {{"apiVersion", "v1"}, {"kind", "ConfigMap"}},
+                    [](Reader& r, uint32_t field, uint32_t type, json& object) {
+                      if ((field == 2 || field == 3) && type == 2) {
+                        std::string key, value;
+                        if (!ReadMapEntry(r.Bytes(), key, value)) return false;
+                        if (field == 2) object["data"][key] = value;
+                        else object["binaryData"][key] = api::Base64Encode(value);
+                      } else if (field == 4 && type == 0) {
+                        object["immutable"] = r.Varint() != 0;
+                      } else {
+                        r.Skip(type);
+                      }
+                      return true;
+                    });
 }
 
 }  // namespace
