@@ -1,4 +1,4 @@
-# tenure: `make demo` builds everything and runs the main job; `make test` builds and runs every
+# tenure: `make demo` builds everything and runs `tenure demo`; `make test` builds and runs every
 # test (release build, then AddressSanitizer+UBSan and ThreadSanitizer builds of the unit tests).
 # Both install missing Debian packages first (scripts/bootstrap.sh).
 
@@ -20,7 +20,7 @@ build: bootstrap
 	@cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
-	$(BUILD)/src/cli/tenure serve
+	$(BUILD)/src/cli/tenure demo
 
 test: test-release test-asan test-tsan
 

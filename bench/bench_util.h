@@ -1,9 +1,18 @@
-// Small helpers the benchmarks share: process memory and percentiles.
+// Small helpers the benchmarks share: process memory, percentiles and the closed-loop harness.
 #pragma once
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tenure::bench {
@@ -25,6 +34,79 @@ inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+// What one closed-loop run measured.
+struct LoopResult {
+  double rate = 0;  // acknowledged operations per second
+  double p50_ms = 0;
+  double p99_ms = 0;
+  long errors = 0;
+};
+
+// Runs `clients` threads in a closed loop for `seconds`. Each thread first calls prepare(i),
+// which returns its step (or nullptr when setup failed); after a common start, it calls
+// step(n) back to back, timing each call (true: acknowledged). Prints one line
+// ("<label>, N clients: rate <unit>/s p50 p99 ...") and returns the figures.
+using Step = std::function<bool(long n)>;
+inline LoopResult ClosedLoop(const std::string& label, const char* unit, int clients, int seconds,
+                             const std::function<Step(int)>& prepare) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+  std::atomic<long> errors{0};
+  std::atomic<bool> go{false}, stop{false};
+  std::mutex start_mu;
+  std::condition_variable start_cv;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      pthread_setname_np(pthread_self(), "bench-client");  // tells them apart in perf
+      Step step = prepare(i);
+      if (!step) {
+        ++errors;
+        return;
+      }
+      {
+        std::unique_lock lock(start_mu);
+        start_cv.wait(lock, [&] { return go.load(); });
+      }
+      auto& mine = latencies[static_cast<size_t>(i)];
+      mine.reserve(static_cast<size_t>(seconds) * 20000);
+      for (long n = 1; !stop.load(); ++n) {
+        auto start = Clock::now();
+        bool ok = step(n);
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (ok) {
+          mine.push_back(ms);
+        } else {
+          ++errors;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let clients connect
+  {
+    std::lock_guard lock(start_mu);
+    go = true;
+  }
+  start_cv.notify_all();
+  auto start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  for (auto& t : threads) t.join();
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
+  LoopResult result;
+  result.rate = static_cast<double>(all.size()) / elapsed;
+  result.p50_ms = Percentile(all, 0.50);
+  result.p99_ms = Percentile(all, 0.99);
+  result.errors = errors.load();
+  std::printf("%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
+              label.c_str(), clients, result.rate, unit, result.p50_ms, result.p99_ms, all.size(),
+              result.errors, elapsed);
+  std::fflush(stdout);
+  return result;
 }
 
 }  // namespace tenure::bench

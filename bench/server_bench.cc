@@ -1,22 +1,24 @@
 // Server benchmark: durable lease compare-and-swap over TLS keep-alive connections, watch
 // fan-out, and memory with many leases. Starts its own `tenure serve` equivalent in-process
 // (SQLite store in a temporary folder, fsync on every commit) and prints figures.
+// --store etcd: the servers use one etcd instead (started here on loopback, Debian's
+// /usr/bin/etcd, unless --etcd-port names a running one); prints raw etcd compare-and-swap over
+// gRPC and tenure's lease updates with 1 and 2 replicas side by side, with the ratio.
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
-#include <pthread.h>
+//                            [--store sqlite|etcd] [--etcd-port P]
 #include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -24,9 +26,11 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/etcd_cas.h"
 #include "client/http_connection.h"
 #include "lean_client.h"
 #include "server/server.h"
+#include "store/testing/etcd_test_cluster.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -35,7 +39,10 @@ using tenure::client::HttpConnection;
 
 namespace {
 
+using tenure::bench::ClosedLoop;
+using tenure::bench::LoopResult;
 using tenure::bench::Percentile;
+using tenure::bench::Step;
 using tenure::bench::PeakRssKiB;
 using tenure::bench::RssKiB;
 
@@ -49,7 +56,10 @@ struct Flags {
   // Measure an already running `tenure serve` instead of an in-process one.
   std::string external_dir;
   int external_port = 0;
-  int etcd_port = 0;  // also measure etcd's JSON gateway on this loopback port
+  std::string store = "sqlite";  // the in-process server's store: sqlite or etcd
+  // Also measure raw etcd CAS over gRPC against the etcd on this loopback port (with --store
+  // etcd, the servers use it too; 0: the benchmark starts its own).
+  int etcd_port = 0;
   int server_threads = 0;  // in-process server's I/O threads (0: its default)
 };
 
@@ -73,74 +83,21 @@ std::string LeaseBody(const std::string& name, const std::string& holder, const 
 
 // Each client renews its own lease with the resourceVersion of its last write (the leader's
 // fast path): PUT with optimistic concurrency, durable before the reply. The load generator is
-// LeanClient (see lean_client.h): it runs on the same cores as the server.
-// Runs `clients` threads in a closed loop for `seconds`. Each thread first calls prepare(i),
-// which returns its step (or nullptr when setup failed); after a common start, it calls
-// step(n) back to back, timing each call (true: acknowledged). Prints rate and latencies.
-using Step = std::function<bool(long n)>;
-void ClosedLoop(const std::string& label, const char* unit, int clients, int seconds,
-                const std::function<Step(int)>& prepare) {
-  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
-  std::atomic<long> errors{0};
-  std::atomic<bool> go{false}, stop{false};
-  std::mutex start_mu;
-  std::condition_variable start_cv;
-  std::vector<std::thread> threads;
-  for (int i = 0; i < clients; ++i) {
-    threads.emplace_back([&, i] {
-      pthread_setname_np(pthread_self(), "bench-client");  // tells them apart in perf
-      Step step = prepare(i);
-      if (!step) {
-        ++errors;
-        return;
-      }
-      {
-        std::unique_lock lock(start_mu);
-        start_cv.wait(lock, [&] { return go.load(); });
-      }
-      auto& mine = latencies[static_cast<size_t>(i)];
-      mine.reserve(static_cast<size_t>(seconds) * 20000);
-      for (long n = 1; !stop.load(); ++n) {
-        auto start = Clock::now();
-        bool ok = step(n);
-        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (ok) {
-          mine.push_back(ms);
-        } else {
-          ++errors;
-        }
-      }
-    });
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let clients connect
-  {
-    std::lock_guard lock(start_mu);
-    go = true;
-  }
-  start_cv.notify_all();
-  auto start = Clock::now();
-  std::this_thread::sleep_for(std::chrono::seconds(seconds));
-  stop = true;
-  for (auto& t : threads) t.join();
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::vector<double> all;
-  for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
-  std::printf("%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
-              label.c_str(), clients, static_cast<double>(all.size()) / elapsed, unit,
-              Percentile(all, 0.50), Percentile(all, 0.99), all.size(), errors.load(), elapsed);
-}
-
-void CasThroughput(const Bench& bench, int clients, int seconds) {
-  const std::string headers = "Authorization: Bearer " + bench.token +
-                              "\r\nContent-Type: application/json\r\n";
-  ClosedLoop("lease CAS over TLS", "updates", clients, seconds, [&](int i) -> Step {
+// LeanClient (see lean_client.h): it runs on the same cores as the server. With several
+// replicas, client i talks to replica i % replicas.size(). Lease names start with `name_prefix`.
+LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& label,
+                         const std::string& name_prefix, int clients, int seconds) {
+  return ClosedLoop(label, "updates", clients, seconds, [&](int i) -> Step {
+    const Bench& bench = replicas[static_cast<size_t>(i) % replicas.size()];
+    const std::string headers = "Authorization: Bearer " + bench.token +
+                                "\r\nContent-Type: application/json\r\n";
     auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
-    std::string name = "cas-" + std::to_string(clients) + "-" + std::to_string(i);
+    std::string name = name_prefix + std::to_string(clients) + "-" + std::to_string(i);
     auto created = c->Request("POST", kLeases, headers, LeaseBody(name, name, ""));
     std::string rv(bench::JsonStringField(created.body, "resourceVersion"));
     if (created.status != 201 || rv.empty()) return nullptr;
     std::string target = std::string(kLeases) + "/" + name;
-    return [c, name, target, rv, &headers](long n) mutable {
+    return [c, name, target, rv, headers](long n) mutable {
       auto reply = c->Request("PUT", target, headers,
                               LeaseBody(name, name + "-" + std::to_string(n), rv));
       std::string_view new_rv = bench::JsonStringField(reply.body, "resourceVersion");
@@ -148,54 +105,6 @@ void CasThroughput(const Bench& bench, int clients, int seconds) {
       rv = new_rv;
       return true;
     };
-  });
-}
-
-std::string Base64(const std::string& in) {
-  static constexpr char kTable[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kTable[(v >> s) & 63]);
-  }
-  if (i < in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    if (i + 1 < in.size()) v |= uint8_t(in[i + 1]) << 8;
-    out.push_back(kTable[(v >> 18) & 63]);
-    out.push_back(kTable[(v >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? kTable[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
-// The same closed loop against etcd's v3 JSON gateway (plain HTTP on loopback): a Txn that
-// compares the key's mod_revision with the last one written, then puts a lease-sized value.
-void EtcdCasThroughput(uint16_t port, int clients, int seconds) {
-  const std::string headers = "Content-Type: application/json\r\n";
-  ClosedLoop("etcd CAS via JSON gateway", "txn", clients, seconds, [&](int i) -> Step {
-    auto c = std::make_shared<bench::LeanClient>(port, "");
-    std::string key = Base64("/registry/leases/default/etcd-" + std::to_string(clients) + "-" +
-                             std::to_string(i));
-    auto rev = std::make_shared<int64_t>(0);
-    Step put = [c, key, rev, &headers](long n) {
-      std::string txn = "{\"compare\":[{\"key\":\"" + key +
-                        "\",\"result\":\"EQUAL\",\"target\":\"MOD\",\"mod_revision\":\"" +
-                        std::to_string(*rev) + "\"}],\"success\":[{\"request_put\":{\"key\":\"" +
-                        key + "\",\"value\":\"" + Base64(LeaseBody("x", "h" + std::to_string(n), "1")) +
-                        "\"}}]}";
-      auto reply = c->Request("POST", "/v3/kv/txn", headers, txn);
-      if (reply.status != 200 || reply.body.find("\"succeeded\":true") == std::string::npos) {
-        return false;
-      }
-      std::string_view revision = bench::JsonStringField(reply.body, "revision");
-      if (revision.empty()) return false;
-      *rev = std::stoll(std::string(revision));
-      return true;
-    };
-    return put(0) ? put : nullptr;
   });
 }
 
@@ -280,6 +189,71 @@ std::vector<int> ParseList(const char* text) {
   return out;
 }
 
+// Starts an in-process server on `data_dir` (replicas share it: same CA and token) with the
+// store `flags` name; etcd_url is the etcd for --store etcd.
+tenure::Result<std::unique_ptr<tenure::server::Server>> StartServer(const Flags& flags,
+                                                                   const std::string& data_dir,
+                                                                   const std::string& etcd_url) {
+  tenure::server::ServerOptions options;
+  options.data_dir = data_dir;
+  options.port = 0;
+  options.threads = flags.server_threads;
+  options.store = flags.store;
+  if (flags.store == "etcd") options.etcd.endpoints = {etcd_url};
+  return tenure::server::Server::Start(options);
+}
+
+Bench BenchFor(const tenure::server::Server& server) {
+  Bench bench;
+  bench.endpoint.tls.enabled = true;
+  bench.endpoint.port = server.port();
+  bench.endpoint.tls.ca_file = server.credentials().ca_cert_file;
+  bench.token = server.credentials().token;
+  return bench;
+}
+
+// The etcd backend side by side, per client count in the same run: raw etcd CAS over gRPC (keys
+// outside tenure's prefix, so no replica's watch sees them), tenure with the running replica,
+// then tenure with a second replica started for the row (clients alternate between the two).
+// Prints a table with tenure's rate as a fraction of raw etcd's.
+int EtcdSideBySide(const Flags& flags, const Bench& first, const std::string& data_dir,
+                   const std::string& etcd_url) {
+  const std::string target = etcd_url.substr(etcd_url.find("://") + 3);
+  struct Row {
+    int clients;
+    LoopResult raw, one, two;
+  };
+  std::vector<Row> rows;
+  for (int clients : flags.clients) {
+    Row row{clients, {}, {}, {}};
+    row.raw = tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds);
+    row.one = CasThroughput({first}, "tenure on etcd, 1 replica", "one-", clients, flags.seconds);
+    auto second = StartServer(flags, data_dir, etcd_url);
+    if (!second.ok()) {
+      std::fprintf(stderr, "cannot start the second replica: %s\n",
+                   second.status().ToString().c_str());
+      return 1;
+    }
+    row.two = CasThroughput({first, BenchFor(**second)}, "tenure on etcd, 2 replicas", "two-",
+                            clients, flags.seconds);
+    (*second)->Stop();
+    rows.push_back(row);
+  }
+  std::printf("\netcd backend, same etcd, same run (%ds per row):\n", flags.seconds);
+  std::printf("%-28s %7s %11s %8s %8s %8s %11s\n", "", "clients", "updates/s", "p50 ms", "p99 ms",
+              "errors", "tenure/raw");
+  auto line = [](const char* what, int clients, const LoopResult& r, double raw_rate) {
+    std::printf("%-28s %7d %11.0f %8.2f %8.2f %8ld %11.2f\n", what, clients, r.rate, r.p50_ms,
+                r.p99_ms, r.errors, raw_rate > 0 ? r.rate / raw_rate : 0.0);
+  };
+  for (const Row& row : rows) {
+    line("raw etcd CAS (gRPC)", row.clients, row.raw, row.raw.rate);
+    line("tenure serve, 1 replica", row.clients, row.one, row.raw.rate);
+    line("tenure serve, 2 replicas", row.clients, row.two, row.raw.rate);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,12 +266,34 @@ int main(int argc, char** argv) {
     else if (flag == "--leases") flags.leases = std::atoi(argv[i + 1]);
     else if (flag == "--data-dir") flags.external_dir = argv[i + 1];
     else if (flag == "--port") flags.external_port = std::atoi(argv[i + 1]);
+    else if (flag == "--store") flags.store = argv[i + 1];
     else if (flag == "--etcd-port") flags.etcd_port = std::atoi(argv[i + 1]);
     else if (flag == "--server-threads") flags.server_threads = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
     }
+  }
+  if (flags.store != "sqlite" && flags.store != "etcd") {
+    std::fprintf(stderr, "--store: sqlite or etcd, not \"%s\"\n", flags.store.c_str());
+    return 2;
+  }
+  if (flags.store == "etcd" && !flags.external_dir.empty()) {
+    std::fprintf(stderr, "--store etcd runs its own servers: no --data-dir\n");
+    return 2;
+  }
+  std::unique_ptr<tenure::store::testing::EtcdTestCluster> etcd;
+  std::string etcd_url;
+  if (flags.etcd_port > 0) {
+    etcd_url = "http://127.0.0.1:" + std::to_string(flags.etcd_port);
+  } else if (flags.store == "etcd") {
+    auto started = tenure::store::testing::EtcdTestCluster::Start({});
+    if (!started.ok()) {
+      std::fprintf(stderr, "cannot start etcd: %s\n", started.status().ToString().c_str());
+      return 1;
+    }
+    etcd = std::move(*started);
+    etcd_url = etcd->ClientUrl(0);
   }
   Bench bench;
   bench.endpoint.tls.enabled = true;
@@ -312,34 +308,36 @@ int main(int argc, char** argv) {
     where = "external tenure serve on port " + std::to_string(flags.external_port);
   } else {
     if (mkdtemp(tmpl) == nullptr) return 1;
-    tenure::server::ServerOptions options;
-    options.data_dir = tmpl;
-    options.port = 0;
-    options.threads = flags.server_threads;
-    auto started = tenure::server::Server::Start(options);
+    auto started = StartServer(flags, tmpl, etcd_url);
     if (!started.ok()) {
       std::fprintf(stderr, "cannot start the server: %s\n", started.status().ToString().c_str());
       return 1;
     }
     server = std::move(*started);
-    bench.endpoint.port = server->port();
-    bench.endpoint.tls.ca_file = server->credentials().ca_cert_file;
-    bench.token = server->credentials().token;
-    where = std::string("in-process server, SQLite store in ") + tmpl;
+    bench = BenchFor(*server);
+    where = flags.store == "etcd"
+                ? "in-process servers, etcd store on " + etcd_url + " (one member, fsync on)"
+                : std::string("in-process server, SQLite store in ") + tmpl + " (synchronous=FULL)";
   }
-  std::printf("tenure server benchmark: %u cores, %s (synchronous=FULL)\n",
-              std::thread::hardware_concurrency(), where.c_str());
-  for (int clients : flags.clients) CasThroughput(bench, clients, flags.seconds);
-  if (flags.etcd_port > 0) {
-    for (int clients : flags.clients) {
-      EtcdCasThroughput(static_cast<uint16_t>(flags.etcd_port), clients, flags.seconds);
+  std::printf("tenure server benchmark: %u cores, %s\n", std::thread::hardware_concurrency(),
+              where.c_str());
+  int rc = 0;
+  if (flags.store == "etcd") {
+    rc = EtcdSideBySide(flags, bench, tmpl, etcd_url);
+  } else {
+    for (int clients : flags.clients) CasThroughput({bench}, "lease CAS over TLS", "cas-", clients, flags.seconds);
+    if (!etcd_url.empty()) {
+      const std::string target = etcd_url.substr(etcd_url.find("://") + 3);
+      for (int clients : flags.clients) {
+        tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds);
+      }
     }
   }
-  if (flags.watchers > 0) WatchFanOut(bench, flags.watchers);
-  if (flags.leases > 0) ManyLeases(bench, flags.leases);
+  if (rc == 0 && flags.watchers > 0) WatchFanOut(bench, flags.watchers);
+  if (rc == 0 && flags.leases > 0) ManyLeases(bench, flags.leases);
   if (server) {
     server->Stop();
     std::filesystem::remove_all(tmpl);
   }
-  return 0;
+  return rc;
 }

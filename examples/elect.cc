@@ -2,9 +2,16 @@
 // Used by the integration tests (several candidates, kill -9, fencing) and as a small example
 // of the library:
 //   tenure-elect --kubeconfig F --lock NS/NAME --identity ID [--configmap] [--release-on-cancel]
+//                [--servers URL,URL]  (replicas of the kubeconfig's server, same credentials:
+//                                      requests move to the next one when one fails)
 //                [--lease-duration S --renew-deadline S --retry-period S]
 //                [--fence-port P]   (while leading, write {token, identity, seq} to a fencing
 //                                    checker on 127.0.0.1:P every 50 ms)
+//                [--coordinated --binary-version V --emulation-version V [--strategy S]]
+//                                   (coordinated leader election: register a LeaseCandidate named
+//                                    ID for the lease and let the server's controller pick the
+//                                    leader; the elector only renews a lease assigned to it and
+//                                    stays a candidate after a preemption)
 #include <signal.h>
 
 #include <atomic>
@@ -16,6 +23,7 @@
 #include <thread>
 
 #include "client/http_connection.h"
+#include "tenure/candidate.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
 
@@ -41,14 +49,16 @@ double Seconds(const char* text) { return std::atof(text); }
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string kubeconfig, lock_name, identity;
-  bool configmap = false, release = false;
+  std::string kubeconfig, servers, lock_name, identity;
+  bool configmap = false, release = false, coordinated = false;
+  std::string binary_version, emulation_version, strategy = tenure::kOldestEmulationVersion;
   double lease = 15, renew = 10, retry = 2;
   int fence_port = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--kubeconfig") kubeconfig = next();
+    else if (a == "--servers") servers = next();
     else if (a == "--lock") lock_name = next();
     else if (a == "--identity") identity = next();
     else if (a == "--configmap") configmap = true;
@@ -57,6 +67,10 @@ int main(int argc, char** argv) {
     else if (a == "--renew-deadline") renew = Seconds(next());
     else if (a == "--retry-period") retry = Seconds(next());
     else if (a == "--fence-port") fence_port = std::atoi(next());
+    else if (a == "--coordinated") coordinated = true;
+    else if (a == "--binary-version") binary_version = next();
+    else if (a == "--emulation-version") emulation_version = next();
+    else if (a == "--strategy") strategy = next();
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -67,19 +81,43 @@ int main(int argc, char** argv) {
     std::cerr << "usage: tenure-elect --kubeconfig F --lock NS/NAME --identity ID\n";
     return 2;
   }
+  if (coordinated && configmap) {
+    std::cerr << "tenure-elect: --coordinated needs a Lease lock (not --configmap)\n";
+    return 2;
+  }
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto cluster = tenure::Cluster::Connect({.kubeconfig = kubeconfig});
+  tenure::ClusterOptions cluster_options{.kubeconfig = kubeconfig};
+  if (!servers.empty()) cluster_options.servers = {servers};
+  auto cluster = tenure::Cluster::Connect(cluster_options);
   if (!cluster.ok()) {
     std::cerr << "tenure-elect: " << cluster.status().ToString() << "\n";
     return 1;
   }
   tenure::KubeLockOptions lock_options{lock_name.substr(0, slash), lock_name.substr(slash + 1),
                                        identity, true};
+  std::unique_ptr<tenure::CandidateRegistrar> registrar;
+  if (coordinated) {
+    tenure::CandidateOptions candidate;
+    candidate.namespace_ = lock_options.namespace_;
+    candidate.identity = identity;
+    candidate.lease_name = lock_options.name;
+    candidate.binary_version = binary_version;
+    candidate.emulation_version = emulation_version;
+    candidate.strategy = strategy;
+    auto started = tenure::CandidateRegistrar::Start(*cluster, candidate);
+    if (!started.ok()) {
+      std::cerr << "tenure-elect: LeaseCandidate: " << started.status().ToString() << "\n";
+      return started.status().reason() == tenure::Reason::kInvalid ? 2 : 1;
+    }
+    registrar = std::move(*started);
+    Print("{\"event\":\"candidate\",\"identity\":" + Quote(identity) + ",\"apiVersion\":" +
+          Quote(registrar->api_version()) + "}");
+  }
   tenure::ElectionConfig config;
   config.lock = configmap ? tenure::NewConfigMapLock(*cluster, lock_options)
                           : tenure::NewLeaseLock(*cluster, lock_options);
@@ -88,6 +126,11 @@ int main(int argc, char** argv) {
   config.renew_deadline = to_ns(renew);
   config.retry_period = to_ns(retry);
   config.release_on_cancel = release;
+  if (coordinated) {
+    config.coordinated = true;
+    // Still registered after a preemption, so still a candidate the controller may pick again.
+    config.recontend_after = config.retry_period;
+  }
   config.callbacks.on_started_leading = [fence_port, identity](std::stop_token stop,
                                                               const tenure::LeaderTerm& term) {
     Print("{\"event\":\"started\",\"identity\":" + Quote(identity) +
@@ -123,6 +166,8 @@ int main(int argc, char** argv) {
   Print("{\"event\":\"ready\",\"identity\":" + Quote(identity) + "}");
   int signal = 0;
   sigwait(&signals, &signal);
+  // The candidate goes first: the controller must not assign the lease we are about to release.
+  if (registrar) (void)registrar->Stop();
   handle.Stop();
   Print("{\"event\":\"exit\",\"identity\":" + Quote(identity) + "}");
   return 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tenure/status.h"
 
@@ -21,6 +22,12 @@ struct ClusterOptions {
   std::string context;
   // Use the pod's service account (default: when KUBERNETES_SERVICE_HOST is set).
   bool in_cluster_if_available = true;
+  // API server URLs replacing the kubeconfig's (or in-cluster) server, each entry one URL or a
+  // comma-separated list ("https://10.0.0.1:6443,https://10.0.0.2:6443"): replicas of one
+  // service sharing its CA and credentials. Requests go to one until it fails in transport,
+  // then to the next; reads and writes that never left are retried there at once, so a leader
+  // keeps renewing through another replica while its lease is valid. Empty: the loaded server.
+  std::vector<std::string> servers;
 };
 
 class Cluster {

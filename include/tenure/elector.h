@@ -76,8 +76,12 @@ struct ElectionConfig {
   // After a term ends for another reason than stop: campaign again after this wait
   // (nullopt: Run returns, as in client-go).
   std::optional<std::chrono::nanoseconds> recontend_after;
-  // Coordinated leader election: never create the lease nor write our identity into it; renew
-  // only a lease assigned to us; end the term when preferredHolder is set.
+  // Coordinated leader election (the server's controller picks the holder among LeaseCandidates,
+  // see tenure/candidate.h): never create the lease nor write our identity into it; renew only a
+  // lease assigned to us, on the fast path (cached version, no GET) and with our
+  // lease_duration, as client-go writes it; end the term when preferredHolder is set (at once
+  // through the watch, else at the next renewal) and release the lease so the controller can
+  // assign the winner without waiting for it to expire. Set recontend_after to stay a candidate.
   bool coordinated = false;
   // Tolerance of the health check: a leader that has not renewed for lease_duration + this is
   // unhealthy.
@@ -108,6 +112,12 @@ class Elector {
   // Campaigns and leads until `stop` is requested (or, without recontend_after, until the first
   // term ends). With release_on_cancel a leader releases the lease before returning.
   void Run(std::stop_token stop);
+
+  // Gives leadership up while staying a candidate (Spring's Context.yield()): ends the current
+  // term (its stop token fires, on_stopped_leading follows), releases the lease so another
+  // candidate can take it at once, and campaigns again after recontend_after (retry_period when
+  // unset). No effect when not leading.
+  void Yield();
 
   bool IsLeader() const;
   // The holder last observed ("" when none).

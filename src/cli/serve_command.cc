@@ -6,7 +6,11 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/listen_address.h"
+#include "client/kube_client.h"
+#include "coordination/controller.h"
 #include "server/server.h"
+#include "store/etcd_store.h"
 
 namespace tenure::cli {
 
@@ -20,6 +24,12 @@ struct ServeFlags {
   std::string feature_gates;
   std::string runtime_config;
   int threads = 0;
+  std::string store = "sqlite";
+  std::string etcd_endpoints;
+  store::EtcdStoreOptions etcd;  // prefix and TLS files; endpoints parsed from etcd_endpoints
+  int etcd_compaction_interval = 300;  // seconds, kube-apiserver's default
+  int coordination_lease_duration = 5;         // seconds, Kubernetes' value
+  double coordination_election_duration = 5;   // seconds, Kubernetes' value
 };
 
 std::string DefaultDataDir() {
@@ -33,22 +43,51 @@ std::string DefaultDataDir() {
 }
 
 Status ParseListen(const std::string& listen, server::ServerOptions& options) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return Status::BadRequest("--listen wants HOST:PORT");
-  std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  int port = 0;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) return Status::BadRequest("--listen: invalid port in " + listen);
-  options.address = host.empty() ? "127.0.0.1" : host;
-  options.port = static_cast<uint16_t>(port);
+  Status s = ParseListenAddress(listen, options.address, options.port);
+  if (!s.ok()) return Status::BadRequest("--listen: " + s.message());
   return Status::Ok();
+}
+
+// The coordinated election controller, when the gate is on and a LeaseCandidate version is
+// served. It reaches this server over loopback with the admin credentials, as kube-apiserver's
+// own controllers do; nullptr when it does not run (the reason is printed).
+std::unique_ptr<coordination::Controller> StartCoordination(const server::Server& server,
+                                                            const server::ServerOptions& options,
+                                                            const ServeFlags& flags) {
+  if (!options.coordinated_leader_election) {
+    std::cout << "  coordinated leader election: off (feature gate)" << std::endl;
+    return nullptr;
+  }
+  std::string host = options.address;
+  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  coordination::ControllerOptions controller_options;
+  coordination::ElectionTimings& timings = controller_options.timings;
+  timings.lease_duration = std::chrono::seconds(flags.coordination_lease_duration);
+  timings.election_duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(flags.coordination_election_duration));
+  auto controller = [&]() -> Result<std::unique_ptr<coordination::Controller>> {
+    client::ClusterConfig config;
+    std::string url =
+        (options.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port());
+    if (Status s = client::ParseServerUrl(url, config); !s.ok()) return s;
+    config.endpoint.tls.ca_file = server.credentials().ca_cert_file;
+    config.endpoint.tls.server_name = "localhost";  // the certificate names loopback only
+    config.token_file = server.credentials().token_file;
+    auto kube = client::KubeClient::Create(config);
+    if (!kube.ok()) return kube.status();
+    return coordination::Controller::Start(std::make_shared<Cluster>(*kube), controller_options);
+  }();
+  if (!controller.ok()) {
+    std::cout << "  coordinated leader election: off (" << controller.status().message() << ")"
+              << std::endl;
+    return nullptr;
+  }
+  std::cout << "  coordinated leader election: on (LeaseCandidate "
+            << (*controller)->candidate_version() << ", controller "
+            << (*controller)->identity() << ")" << std::endl;
+  return std::move(*controller);
 }
 
 int Serve(const ServeFlags& flags) {
@@ -57,6 +96,20 @@ int Serve(const ServeFlags& flags) {
   options.tls = !flags.insecure_http;
   options.watch_history = flags.watch_history;
   options.threads = flags.threads;
+  options.store = flags.store;
+  options.etcd = flags.etcd;
+  options.etcd.compaction_interval = std::chrono::seconds(flags.etcd_compaction_interval);
+  if (flags.store == "etcd") {
+    auto endpoints = store::ParseEtcdEndpoints(flags.etcd_endpoints);
+    if (!endpoints.ok()) {
+      std::cerr << "tenure serve: --etcd-endpoints: " << endpoints.status().message() << "\n";
+      return 2;
+    }
+    options.etcd.endpoints = std::move(*endpoints);
+  } else if (!flags.etcd_endpoints.empty()) {
+    std::cerr << "tenure serve: --etcd-endpoints needs --store etcd\n";
+    return 2;
+  }
   for (Status s : {ParseListen(flags.listen, options),
                    ApplyFeatureGates(flags.feature_gates, options),
                    ApplyRuntimeConfig(flags.runtime_config, options)}) {
@@ -84,13 +137,24 @@ int Serve(const ServeFlags& flags) {
   }
   const auto& credentials = (*server)->credentials();
   std::cout << "tenure serve: listening on " << (*server)->url() << std::endl;
-  std::cout << "  data folder: " << options.data_dir << "\n"
-            << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
+  std::cout << "  data folder: " << options.data_dir << "\n";
+  if (options.store == "etcd") {
+    std::cout << "  store:       etcd " << flags.etcd_endpoints << " (prefix " << options.etcd.prefix
+              << ")\n";
+  }
+  std::cout << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
             << " kubectl get leases -A" << std::endl;
+  auto controller = StartCoordination(**server, options, flags);
+  if (controller) {
+    // GET /metrics shows the controller's counters; the server stops before it is destroyed.
+    (*server)->AddMetrics([c = controller.get()] { return c->metrics().Render(); });
+  }
   int signal = 0;
   sigwait(&signals, &signal);
   std::cout << "tenure serve: stopping (" << (signal == SIGINT ? "SIGINT" : "SIGTERM") << ")"
             << std::endl;
+  // The controller first, while the server can still take the release of its lease.
+  if (controller) controller->Stop();
   (*server)->Stop();
   return 0;
 }
@@ -117,6 +181,32 @@ void AddServeCommand(CLI::App& app) {
   serve->add_option("--runtime-config", flags->runtime_config,
                     "API versions to serve, e.g. coordination.k8s.io/v1beta1=false");
   serve->add_option("--threads", flags->threads, "HTTP threads (default: one per core)");
+  serve->add_option("--store", flags->store,
+                    "Where objects live: sqlite (in --data-dir) or etcd (--etcd-endpoints); "
+                    "replicas on one etcd cluster sharing --data-dir credentials are one service")
+      ->check(CLI::IsMember({"sqlite", "etcd"}))
+      ->capture_default_str();
+  serve->add_option("--etcd-endpoints", flags->etcd_endpoints,
+                    "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379,...");
+  serve->add_option("--etcd-prefix", flags->etcd.prefix, "Key prefix of all objects in etcd")
+      ->capture_default_str();
+  serve->add_option("--etcd-cafile", flags->etcd.ca_file, "CA bundle to verify etcd (https)");
+  serve->add_option("--etcd-certfile", flags->etcd.cert_file, "Client certificate for etcd");
+  serve->add_option("--etcd-keyfile", flags->etcd.key_file, "Client key for etcd");
+  serve->add_option("--etcd-compaction-interval", flags->etcd_compaction_interval,
+                    "Seconds between compactions of etcd's history (0: never), as kube-apiserver")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve->add_option("--coordination-lease-duration", flags->coordination_lease_duration,
+                    "leaseDurationSeconds the coordinated election controller writes when it "
+                    "assigns a lease (Kubernetes: 5)")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  serve->add_option("--coordination-election-duration", flags->coordination_election_duration,
+                    "Seconds the controller waits for candidates to answer a ping; an answer "
+                    "younger than this counts (Kubernetes: 5)")
+      ->check(CLI::Range(0.1, 600.0))
+      ->capture_default_str();
   serve->callback([flags] { std::exit(Serve(*flags)); });
 }
 

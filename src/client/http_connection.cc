@@ -31,6 +31,8 @@ Status TransportError(const Endpoint& ep, const std::string& what, const beast::
 struct HttpConnection::Impl {
   Endpoint endpoint;
   std::atomic<bool> interrupted{false};
+  bool sent = false;  // the last request wrote (part of) itself
+  std::chrono::milliseconds connect_timeout{0};
   net::io_context io;
   std::optional<net::ssl::context> ssl;
   std::optional<beast::tcp_stream> plain;
@@ -93,6 +95,7 @@ struct HttpConnection::Impl {
 
   Status Connect(std::chrono::milliseconds timeout) {
     Close();
+    if (connect_timeout.count() > 0) timeout = std::min(timeout, connect_timeout);
     beast::error_code ec;
     tcp::resolver resolver(io);
     auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
@@ -200,6 +203,12 @@ HttpConnection::~HttpConnection() { impl_->Close(); }
 
 void HttpConnection::Close() { impl_->Close(); }
 
+bool HttpConnection::last_request_sent() const { return impl_->sent; }
+
+void HttpConnection::set_connect_timeout(std::chrono::milliseconds timeout) {
+  impl_->connect_timeout = timeout;
+}
+
 void HttpConnection::Interrupt() {
   impl_->interrupted = true;
   // Runs on the thread that is inside io.run(), if any; otherwise the flag stops the next call.
@@ -219,6 +228,7 @@ Result<HttpReply> HttpConnection::Request(
     const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body,
     std::chrono::milliseconds timeout) {
   Impl& im = *impl_;
+  im.sent = false;
   if (im.interrupted) return Interrupted();
   if (im.stream_parser) im.Close();  // a finished or abandoned stream cannot carry requests
   // A kept-alive connection may have been closed by the server meanwhile: retry once on a
@@ -229,6 +239,7 @@ Result<HttpReply> HttpConnection::Request(
       if (Status s = im.Connect(timeout); !s.ok()) return s;
     }
     auto req = im.MakeRequest(method, target, headers, body);
+    im.sent = true;
     beast::error_code ec = im.Write(req, timeout);
     http::response_parser<http::string_body> parser;
     parser.body_limit(256 * 1024 * 1024);
@@ -251,10 +262,12 @@ Result<HttpReply> HttpConnection::StartStream(
     const std::string& target, const std::vector<std::pair<std::string, std::string>>& headers,
     std::chrono::milliseconds timeout) {
   Impl& im = *impl_;
+  im.sent = false;
   if (im.interrupted) return Interrupted();
   im.Close();
   if (Status s = im.Connect(timeout); !s.ok()) return s;
   auto req = im.MakeRequest("GET", target, headers, "");
+  im.sent = true;
   beast::error_code ec = im.Write(req, timeout);
   if (ec) {
     im.Close();

@@ -56,6 +56,11 @@ class HttpConnection {
                                 std::chrono::milliseconds timeout);
   Result<std::string> ReadLine(std::chrono::milliseconds timeout);
   void Close();
+  // Whether the last Request or StartStream wrote (part of) its request: false when it failed
+  // while connecting, so the server certainly never saw it.
+  bool last_request_sent() const;
+  // Bounds connecting (TCP and TLS handshake) below the request's timeout; 0: no extra bound.
+  void set_connect_timeout(std::chrono::milliseconds timeout);
   // From any thread: ends a blocking call in progress (and every later one) with Unavailable
   // "interrupted". Used to stop a watch that is waiting for the next event.
   void Interrupt();

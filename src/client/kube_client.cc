@@ -12,7 +12,8 @@ namespace {
 constexpr size_t kMaxConnections = 8;
 }
 
-KubeClient::KubeClient(ClusterConfig config) : config_(std::move(config)) {}
+KubeClient::KubeClient(ClusterConfig config)
+    : config_(std::move(config)), endpoints_(AllEndpoints(config_)), rotation_(endpoints_.size()) {}
 
 KubeClient::~KubeClient() { watches_.reset(); }
 
@@ -48,34 +49,64 @@ std::vector<std::pair<std::string, std::string>> KubeClient::Headers(
   return headers;
 }
 
-std::unique_ptr<HttpConnection> KubeClient::NewConnection() const {
-  return std::make_unique<HttpConnection>(config_.endpoint);
+std::unique_ptr<HttpConnection> KubeClient::NewConnection(size_t index) const {
+  auto connection = std::make_unique<HttpConnection>(endpoints_[index % endpoints_.size()]);
+  if (endpoints_.size() > 1) connection->set_connect_timeout(config_.connect_timeout);
+  return connection;
 }
 
-Result<std::unique_ptr<HttpConnection>> KubeClient::TakeConnection(
-    std::chrono::nanoseconds timeout) {
+void KubeClient::EndpointFailed(size_t index) {
+  if (endpoints_.size() < 2) return;
+  rotation_.Failed(index);
+  std::vector<Pooled> dropped;  // closed outside the lock
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = idle_.begin(); it != idle_.end();) {
+      if (it->endpoint == index) {
+        dropped.push_back(std::move(*it));
+        it = idle_.erase(it);
+        --connections_;
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (!dropped.empty()) connection_freed_.notify_all();
+}
+
+Result<KubeClient::Pooled> KubeClient::TakeConnection(size_t endpoint,
+                                                      std::chrono::nanoseconds timeout) {
   std::unique_lock lock(mu_);
   bool available = connection_freed_.wait_for(lock, timeout, [&] {
     return !idle_.empty() || connections_ < kMaxConnections;
   });
   if (!available) return Status::Timeout("no connection to " + config_.server + " became free in time");
-  if (!idle_.empty()) {
-    auto c = std::move(idle_.back());
-    idle_.pop_back();
-    return c;
+  for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+    if (it->endpoint == endpoint) {
+      Pooled pooled = std::move(*it);
+      idle_.erase(std::next(it).base());
+      return pooled;
+    }
   }
-  ++connections_;
+  Pooled stale;  // pool full of connections to another endpoint: replace one of them
+  if (connections_ >= kMaxConnections) {
+    stale = std::move(idle_.front());
+    idle_.erase(idle_.begin());
+  } else {
+    ++connections_;
+  }
   lock.unlock();
-  return NewConnection();
+  return Pooled{endpoint, NewConnection(endpoint)};
 }
 
-void KubeClient::ReturnConnection(std::unique_ptr<HttpConnection> connection) {
+void KubeClient::ReturnConnection(Pooled pooled) {
   {
     std::lock_guard lock(mu_);
-    if (connection) {
-      idle_.push_back(std::move(connection));
+    // A connection to an endpoint we moved away from is not kept: the current one is preferred.
+    if (pooled.connection && pooled.endpoint == rotation_.current()) {
+      idle_.push_back(std::move(pooled));
     } else {
-      --connections_;  // it failed and was dropped
+      --connections_;
     }
   }
   connection_freed_.notify_one();
@@ -85,21 +116,34 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
                                         const std::string& content_type) {
-  auto started = std::chrono::steady_clock::now();
-  auto taken = TakeConnection(timeout);
-  if (!taken.ok()) return taken.status();
-  std::unique_ptr<HttpConnection> connection = std::move(*taken);
-  ++requests_;
-  auto left = timeout - (std::chrono::steady_clock::now() - started);
-  auto ms = std::max<std::chrono::milliseconds>(
-      std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(left));
-  auto reply = connection->Request(method, config_.path_prefix + path,
-                                   Headers(body ? content_type : ""), body ? body->dump() : "", ms);
-  if (!reply.ok()) {
-    ReturnConnection(nullptr);  // a failed connection is dropped
-    return reply.status();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  Result<HttpReply> reply = Status::Unavailable("no server to send " + method + " " + path + " to");
+  // Each endpoint gets at most one try per call; the first always gets one.
+  for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (attempt > 0 && left <= std::chrono::nanoseconds::zero()) break;
+    size_t endpoint = rotation_.current();
+    auto taken = TakeConnection(endpoint, left);
+    if (!taken.ok()) return taken.status();
+    Pooled pooled = std::move(*taken);
+    ++requests_;
+    left = deadline - std::chrono::steady_clock::now();
+    auto ms = std::max<std::chrono::milliseconds>(
+        std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(left));
+    reply = pooled.connection->Request(method, config_.path_prefix + path,
+                                       Headers(body ? content_type : ""),
+                                       body ? body->dump() : "", ms);
+    if (reply.ok()) {
+      ReturnConnection(std::move(pooled));
+      break;
+    }
+    bool sent = pooled.connection->last_request_sent();
+    pooled.connection.reset();  // a failed connection is dropped
+    ReturnConnection(std::move(pooled));
+    EndpointFailed(endpoint);
+    if (!MayRetryElsewhere(method, sent)) break;
   }
-  ReturnConnection(std::move(connection));
+  if (!reply.ok()) return reply.status();
   if (reply->status >= 400) return api::StatusFromResponse(reply->status, reply->body);
   nlohmann::json parsed = nlohmann::json::parse(reply->body, nullptr, false);
   if (parsed.is_discarded()) {
@@ -113,6 +157,28 @@ std::unique_ptr<Subscription> KubeClient::WatchObject(const std::string& collect
                                                       const std::string& name,
                                                       ObjectEventHandler handler) {
   return watches_->Subscribe(collection_path, name, std::move(handler));
+}
+
+std::unique_ptr<Subscription> KubeClient::WatchCollection(const std::string& collection_path,
+                                                          ObjectEventHandler handler) {
+  return watches_->Subscribe(collection_path, "", std::move(handler));
+}
+
+Result<std::string> ServedLeaseCandidateVersion(KubeClient& client,
+                                                std::chrono::nanoseconds timeout) {
+  for (const char* version : {"v1beta1", "v1alpha2"}) {
+    auto resources =
+        client.Call("GET", std::string("/apis/coordination.k8s.io/") + version, nullptr, timeout);
+    if (resources.status().IsNotFound()) continue;
+    if (!resources.ok()) return resources.status();
+    for (const nlohmann::json& r : resources->value("resources", nlohmann::json::array())) {
+      if (r.is_object() && r.value("name", "") == "leasecandidates") return std::string(version);
+    }
+  }
+  return Status::NotFound(
+      "the server serves no LeaseCandidate API (coordination.k8s.io v1beta1 or v1alpha2): "
+      "coordinated leader election needs the CoordinatedLeaderElection feature gate and "
+      "--runtime-config=coordination.k8s.io/v1beta1=true on the API server");
 }
 
 }  // namespace tenure::client

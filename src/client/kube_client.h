@@ -4,6 +4,12 @@
 //
 // Errors are tenure::Status values mapped from the server's Status objects (NotFound, Conflict,
 // ...); transport failures are Unavailable or Timeout. Thread-safe.
+//
+// With several endpoints (replicas of one API server, ClusterConfig::more_endpoints) requests
+// go to the current one; on a transport failure it rotates to the next (EndpointRotation), its
+// pooled connections are dropped, and a request that is safe to repeat (a read, or a write that
+// never left: MayRetryElsewhere) is repeated on the next endpoint within its timeout. Watches
+// reconnect to the current endpoint and resume from their last resourceVersion.
 #pragma once
 
 #include <atomic>
@@ -17,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "client/endpoint_rotation.h"
 #include "client/http_connection.h"
 #include "client/kube_config.h"
 #include "tenure/status.h"
@@ -53,13 +60,26 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   std::unique_ptr<Subscription> WatchObject(const std::string& collection_path,
                                             const std::string& name, ObjectEventHandler handler);
 
+  // Every event of the collection at `collection_path` (which may span all namespaces, e.g.
+  // "/apis/coordination.k8s.io/v1/leases"), from the same shared stream. The handler first gets
+  // the current state (each object as MODIFIED) and then ("SYNCED", {}); after every later
+  // relist too (objects gone meanwhile come as DELETED with only namespace and name).
+  std::unique_ptr<Subscription> WatchCollection(const std::string& collection_path,
+                                                ObjectEventHandler handler);
+
   const ClusterConfig& config() const { return config_; }
   // Requests sent (watch streams counted once per start): for tests and benchmarks.
   uint64_t requests() const { return requests_.load(); }
 
+  // The endpoint requests go to now (an index into AllEndpoints(config())).
+  size_t current_endpoint() const { return rotation_.current(); }
+
   // Internal to the client layer.
   std::vector<std::pair<std::string, std::string>> Headers(const std::string& content_type);
-  std::unique_ptr<HttpConnection> NewConnection() const;
+  // A new connection to endpoint `index` (with the short connect timeout when there are several).
+  std::unique_ptr<HttpConnection> NewConnection(size_t index) const;
+  // A transport failure on endpoint `index`: rotate away from it and drop its idle connections.
+  void EndpointFailed(size_t index);
   void CountRequest() { ++requests_; }
 
  private:
@@ -67,18 +87,30 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   std::string BearerToken();
   // At most kMaxConnections requests are in flight; more wait for a connection (bounded by
   // their timeout), so a thousand electors share a few kept-alive TLS connections.
-  Result<std::unique_ptr<HttpConnection>> TakeConnection(std::chrono::nanoseconds timeout);
-  void ReturnConnection(std::unique_ptr<HttpConnection> connection);
+  struct Pooled {
+    size_t endpoint = 0;
+    std::unique_ptr<HttpConnection> connection;  // null: it failed and was dropped
+  };
+  Result<Pooled> TakeConnection(size_t endpoint, std::chrono::nanoseconds timeout);
+  void ReturnConnection(Pooled pooled);
 
   ClusterConfig config_;
+  std::vector<Endpoint> endpoints_;  // AllEndpoints(config_)
+  EndpointRotation rotation_;
   std::mutex mu_;
   std::condition_variable connection_freed_;
-  std::vector<std::unique_ptr<HttpConnection>> idle_;
+  std::vector<Pooled> idle_;
   size_t connections_ = 0;  // open ones, idle or in use
   std::string file_token_;
   std::filesystem::file_time_type token_mtime_{};
   std::atomic<uint64_t> requests_{0};
   std::unique_ptr<WatchMultiplexer> watches_;
 };
+
+// The LeaseCandidate version the server serves (coordination.k8s.io, by discovery):
+// "v1beta1" preferred, else "v1alpha2"; NotFound when neither is served (coordinated leader
+// election is off on that server).
+Result<std::string> ServedLeaseCandidateVersion(KubeClient& client,
+                                                std::chrono::nanoseconds timeout);
 
 }  // namespace tenure::client

@@ -98,6 +98,60 @@ Status ParseServerUrl(const std::string& url, ClusterConfig& config) {
   return Status::Ok();
 }
 
+std::vector<Endpoint> AllEndpoints(const ClusterConfig& config) {
+  std::vector<Endpoint> all = {config.endpoint};
+  all.insert(all.end(), config.more_endpoints.begin(), config.more_endpoints.end());
+  return all;
+}
+
+Result<std::vector<std::string>> SplitServerList(const std::string& text) {
+  std::vector<std::string> urls;
+  std::stringstream list(text);
+  std::string entry;
+  while (std::getline(list, entry, ',')) {
+    size_t first = entry.find_first_not_of(" \t");
+    size_t last = entry.find_last_not_of(" \t");
+    if (first == std::string::npos) {
+      return Status::BadRequest("empty entry in the server list \"" + text + "\"");
+    }
+    urls.push_back(entry.substr(first, last - first + 1));
+  }
+  if (urls.empty() || text.back() == ',') {
+    return Status::BadRequest("empty entry in the server list \"" + text + "\"");
+  }
+  return urls;
+}
+
+Status UseServers(ClusterConfig& config, const std::vector<std::string>& entries) {
+  std::vector<std::string> urls;
+  for (const std::string& entry : entries) {
+    auto split = SplitServerList(entry);
+    if (!split.ok()) return split.status();
+    urls.insert(urls.end(), split->begin(), split->end());
+  }
+  if (urls.empty()) return Status::Ok();
+  std::vector<ClusterConfig> parsed;
+  for (const std::string& url : urls) {
+    ClusterConfig one = config;  // keeps the CA, client certificate and TLS server name
+    if (Status s = ParseServerUrl(url, one); !s.ok()) return s;
+    if (!parsed.empty() && (one.endpoint.tls.enabled != parsed[0].endpoint.tls.enabled ||
+                            one.path_prefix != parsed[0].path_prefix)) {
+      return Status::BadRequest("the servers " + urls[0] + " and " + url +
+                                " differ in scheme or path: list replicas of one API server");
+    }
+    parsed.push_back(std::move(one));
+  }
+  config.endpoint = parsed[0].endpoint;
+  config.path_prefix = parsed[0].path_prefix;
+  config.more_endpoints.clear();
+  config.server = urls[0];
+  for (size_t i = 1; i < parsed.size(); ++i) {
+    config.more_endpoints.push_back(parsed[i].endpoint);
+    config.server += "," + urls[i];
+  }
+  return Status::Ok();
+}
+
 Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::string& context_in) {
   std::string path = path_in;
   if (path.empty()) {

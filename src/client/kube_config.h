@@ -4,7 +4,9 @@
 // / _PORT and the service account's token, CA and namespace files).
 #pragma once
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "client/http_connection.h"
 #include "tenure/status.h"
@@ -17,8 +19,26 @@ struct ClusterConfig {
   std::string token;        // a static bearer token
   std::string token_file;   // a token file, re-read when it changes (projected tokens rotate)
   std::string namespace_ = "default";
-  std::string server;       // the server URL, for messages
+  std::string server;       // the server URL(s), for messages
+  // Further replicas of the same API server (same CA and credentials), tried in turn when the
+  // current one fails (see UseServers). Empty: `endpoint` is the only server.
+  std::vector<Endpoint> more_endpoints;
+  // With several servers, connecting to one gives up after this long, so that a blackholed
+  // replica cannot eat a leader's renew deadline (a refused connection fails at once anyway).
+  std::chrono::milliseconds connect_timeout{2000};
 };
+
+// `endpoint` followed by `more_endpoints`.
+std::vector<Endpoint> AllEndpoints(const ClusterConfig& config);
+
+// Splits "https://a:6443, https://b:6443" at commas (spaces around entries are ignored); an
+// empty entry is an error.
+Result<std::vector<std::string>> SplitServerList(const std::string& text);
+
+// Replaces the server of `config` (loaded from a kubeconfig or in-cluster) with the replicas at
+// `urls`, each entry a URL or a comma-separated list of them. The replicas keep the loaded TLS
+// settings and credentials and must share one scheme and path prefix. No URLs: no change.
+Status UseServers(ClusterConfig& config, const std::vector<std::string>& urls);
 
 // Parses "https://host:port/prefix" into endpoint and prefix (default ports 443 / 80).
 Status ParseServerUrl(const std::string& url, ClusterConfig& config);

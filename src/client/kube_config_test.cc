@@ -43,6 +43,48 @@ TEST(ServerUrlTest, ParsesSchemeHostPortAndPrefix) {
   EXPECT_FALSE(ParseServerUrl("https://host:99999", c).ok());
 }
 
+TEST(ServerListTest, SplitsAtCommasAndRejectsEmptyEntries) {
+  auto urls = SplitServerList("https://a:1, https://b:2 ,https://c");
+  ASSERT_TRUE(urls.ok()) << urls.status().ToString();
+  EXPECT_EQ(*urls, (std::vector<std::string>{"https://a:1", "https://b:2", "https://c"}));
+  EXPECT_FALSE(SplitServerList("").ok());
+  EXPECT_FALSE(SplitServerList("https://a,,https://b").ok());
+  EXPECT_FALSE(SplitServerList("https://a,").ok());
+}
+
+TEST(ServerListTest, ReplicasKeepTheLoadedCredentials) {
+  ClusterConfig c;
+  ASSERT_TRUE(ParseServerUrl("https://10.0.0.1:6443", c).ok());
+  c.endpoint.tls.ca_data = "PEM CA";
+  c.endpoint.tls.server_name = "kubernetes";
+  c.token = "t";
+  ASSERT_TRUE(UseServers(c, {"https://127.0.0.1:1001,https://127.0.0.1:1002", "https://[::1]:1003"}).ok());
+  auto all = AllEndpoints(c);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].port, 1001);
+  EXPECT_EQ(all[1].port, 1002);
+  EXPECT_EQ(all[2].host, "::1");
+  for (const auto& ep : all) {
+    EXPECT_TRUE(ep.tls.enabled);
+    EXPECT_EQ(ep.tls.ca_data, "PEM CA");
+    EXPECT_EQ(ep.tls.server_name, "kubernetes");
+  }
+  EXPECT_EQ(c.token, "t");
+  EXPECT_EQ(c.server, "https://127.0.0.1:1001,https://127.0.0.1:1002,https://[::1]:1003");
+
+  ClusterConfig unchanged = c;
+  ASSERT_TRUE(UseServers(unchanged, {}).ok());
+  EXPECT_EQ(AllEndpoints(unchanged).size(), 3u);
+}
+
+TEST(ServerListTest, RejectsReplicasThatCannotBeOneServer) {
+  ClusterConfig c;
+  EXPECT_FALSE(UseServers(c, {"https://a:1,http://b:2"}).ok());
+  EXPECT_FALSE(UseServers(c, {"https://a:1/x,https://b:2/y"}).ok());
+  EXPECT_FALSE(UseServers(c, {"a:1"}).ok());
+  EXPECT_FALSE(UseServers(c, {"https://a:1,"}).ok());
+}
+
 TEST(KubeconfigTest, ReadsTheCurrentContextWithInlineData) {
   TempDir dir;
   std::string path = dir.Write("config", R"(apiVersion: v1

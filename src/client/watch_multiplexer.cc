@@ -18,6 +18,7 @@ class CollectionWatch {
   CollectionWatch(KubeClient& client, std::string path) : client_(client), path_(std::move(path)) {}
   ~CollectionWatch() { Stop(); }
 
+  // `name` "" subscribes to every object of the collection (and to "SYNCED").
   int Add(const std::string& name, ObjectEventHandler handler) {
     std::lock_guard lock(mu_);
     int id = next_id_++;
@@ -27,6 +28,8 @@ class CollectionWatch {
     entries_[id] = entry;
     if (!thread_.joinable()) {
       thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+    } else if (name.empty()) {
+      RequestRelist();  // a new collection subscriber needs the current state
     }
     return id;
   }
@@ -53,6 +56,13 @@ class CollectionWatch {
 
   bool connected() const { return connected_.load(); }
 
+  // Ends the current stream; the loop lists the collection again before it resumes watching.
+  void RequestRelist() {
+    std::lock_guard lock(conn_mu_);
+    relist_requested_ = true;
+    if (connection_) connection_->Interrupt();
+  }
+
   void Stop() {
     if (!thread_.joinable()) return;
     thread_.request_stop();
@@ -72,13 +82,14 @@ class CollectionWatch {
     bool alive = true;
   };
 
+  // Collection subscribers (name "") get every event, and "SYNCED" after each complete listing.
   void Deliver(const std::string& type, const json& object) {
     std::string name = object.value("/metadata/name"_json_pointer, std::string());
     std::vector<std::shared_ptr<Entry>> targets;
     {
       std::lock_guard lock(mu_);
       for (const auto& [id, e] : entries_) {
-        if (e->name == name) targets.push_back(e);
+        if (e->name.empty() || (type != "SYNCED" && e->name == name)) targets.push_back(e);
       }
     }
     for (const auto& e : targets) {
@@ -87,23 +98,40 @@ class CollectionWatch {
     }
   }
 
+  // Names are unique per namespace only: a collection of all namespaces is keyed by both.
+  using ObjectKey = std::pair<std::string, std::string>;  // namespace, name
+  static ObjectKey KeyOf(const json& object) {
+    return {object.value("/metadata/namespace"_json_pointer, std::string()),
+            object.value("/metadata/name"_json_pointer, std::string())};
+  }
+
   // Lists the collection: the current state is delivered (a relist after 410 must not hide a
-  // change), objects gone since are reported DELETED. Returns the list's resourceVersion.
+  // change), objects gone since are reported DELETED, then collection subscribers get SYNCED.
+  // Returns the list's resourceVersion.
   Result<std::string> Relist() {
     auto list = client_.Call("GET", path_, nullptr, std::chrono::seconds(30));
     if (!list.ok()) return list.status();
-    std::set<std::string> present;
+    std::set<ObjectKey> present;
     if (auto items = list->find("items"); items != list->end() && items->is_array()) {
       for (const json& item : *items) {
-        present.insert(item.value("/metadata/name"_json_pointer, std::string()));
+        present.insert(KeyOf(item));
         Deliver("MODIFIED", item);
       }
     }
-    for (const std::string& name : known_) {
-      if (!present.count(name)) Deliver("DELETED", json{{"metadata", {{"name", name}}}});
+    for (const auto& [ns, name] : known_) {
+      if (present.count({ns, name})) continue;
+      json meta = {{"name", name}};
+      if (!ns.empty()) meta["namespace"] = ns;
+      Deliver("DELETED", json{{"metadata", std::move(meta)}});
     }
     known_ = std::move(present);
+    Deliver("SYNCED", json::object());
     return list->value("/metadata/resourceVersion"_json_pointer, std::string());
+  }
+
+  bool RelistRequested() {
+    std::lock_guard lock(conn_mu_);
+    return relist_requested_;
   }
 
   void Backoff(std::stop_token stop, std::chrono::milliseconds& delay) {
@@ -116,6 +144,11 @@ class CollectionWatch {
     std::string rv;
     auto delay = std::chrono::milliseconds(100);
     while (!stop.stop_requested()) {
+      {
+        std::lock_guard lock(conn_mu_);
+        if (relist_requested_) rv.clear();
+        relist_requested_ = false;
+      }
       if (rv.empty()) {
         auto listed = Relist();
         if (!listed.ok()) {
@@ -124,11 +157,14 @@ class CollectionWatch {
         }
         rv = *listed;
       }
-      auto connection = client_.NewConnection();
+      // The endpoint every request goes to now; when it fails, the client rotates and the
+      // next stream resumes from `rv` on another replica (resourceVersions are shared).
+      size_t endpoint = client_.current_endpoint();
+      auto connection = client_.NewConnection(endpoint);
       {
         std::lock_guard lock(conn_mu_);
         connection_ = connection.get();
-        if (stop.stop_requested()) connection->Interrupt();
+        if (stop.stop_requested() || relist_requested_) connection->Interrupt();
       }
       client_.CountRequest();
       std::string target = client_.config().path_prefix + path_ +
@@ -136,10 +172,20 @@ class CollectionWatch {
                            api::PercentEncode(rv);
       auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
       bool healthy = head.ok() && head->status == 200;
+      if (!head.ok() && !stop.stop_requested()) client_.EndpointFailed(endpoint);
       connected_ = healthy;
       while (healthy && !stop.stop_requested()) {
         auto line = connection->ReadLine(std::chrono::seconds(1900));
-        if (!line.ok()) break;  // end of stream, timeout, lost connection or interrupt
+        if (!line.ok()) {
+          // end of stream, timeout, lost connection or interrupt; a lost connection means the
+          // replica may be gone: look elsewhere at once (an interrupt or a server's normal end of
+          // the watch keeps the endpoint).
+          if (line.status().reason() == Reason::kServiceUnavailable && !stop.stop_requested() &&
+              !RelistRequested()) {
+            client_.EndpointFailed(endpoint);
+          }
+          break;
+        }
         json event = json::parse(*line, nullptr, false);
         if (!event.is_object()) continue;
         std::string type = event.value("type", "");
@@ -151,9 +197,8 @@ class CollectionWatch {
         std::string object_rv = object.value("/metadata/resourceVersion"_json_pointer, std::string());
         if (!object_rv.empty()) rv = object_rv;
         if (type == "BOOKMARK") continue;
-        std::string name = object.value("/metadata/name"_json_pointer, std::string());
-        if (type == "DELETED") known_.erase(name);
-        else known_.insert(name);
+        if (type == "DELETED") known_.erase(KeyOf(object));
+        else known_.insert(KeyOf(object));
         Deliver(type, object);
         delay = std::chrono::milliseconds(100);
       }
@@ -163,7 +208,7 @@ class CollectionWatch {
         connection_ = nullptr;
       }
       if (head.ok() && head->status == 410) rv.clear();
-      if (!healthy) Backoff(stop, delay);
+      if (!healthy && !RelistRequested()) Backoff(stop, delay);
     }
   }
 
@@ -172,10 +217,11 @@ class CollectionWatch {
   std::mutex mu_;
   int next_id_ = 0;
   std::map<int, std::shared_ptr<Entry>> entries_;
-  std::set<std::string> known_;  // names present, for DELETED after a relist
+  std::set<ObjectKey> known_;  // objects present, for DELETED after a relist
   std::atomic<bool> connected_{false};
   std::mutex conn_mu_;
   HttpConnection* connection_ = nullptr;
+  bool relist_requested_ = false;  // guarded by conn_mu_
   std::mutex backoff_mu_;
   std::condition_variable_any backoff_cv_;
   std::jthread thread_;

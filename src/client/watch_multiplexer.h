@@ -1,7 +1,9 @@
 // WatchMultiplexer: one watch stream per collection, shared by every subscriber to an object in
-// it. The stream resumes from the last resourceVersion after a disconnect, relists after 410
-// Expired (delivering the current state as MODIFIED, or DELETED for a vanished object), and
-// retries with a capped backoff while the server is unreachable.
+// it and by subscribers to the whole collection (name ""). The stream resumes from the last
+// resourceVersion after a disconnect, relists after 410 Expired (delivering the current state as
+// MODIFIED, or DELETED for a vanished object, then "SYNCED" to collection subscribers), and
+// retries with a capped backoff while the server is unreachable. A collection subscriber joining
+// a running stream makes it relist, so it too starts from a complete listing.
 #pragma once
 
 #include <map>

@@ -13,6 +13,7 @@ Result<std::shared_ptr<Cluster>> Cluster::Connect(const ClusterOptions& options)
     config = client::LoadKubeconfig(options.kubeconfig, options.context);
   }
   if (!config.ok()) return config.status();
+  if (Status s = client::UseServers(*config, options.servers); !s.ok()) return s;
   auto kube = client::KubeClient::Create(std::move(*config));
   if (!kube.ok()) return kube.status();
   return std::make_shared<Cluster>(std::move(*kube));

@@ -116,6 +116,9 @@ struct Elector::State {
   std::optional<LeaderTerm> term;
   Clock::TimePoint last_renew_sent{};
   bool end_of_term = false;  // coordinated: preferredHolder names someone else
+  // Yield(): the current term's guard (set while a term runs) and whether Yield ended it.
+  TermGuard* guard = nullptr;
+  bool yielded = false;
   // The current term's stop token: once it fired we no longer lead, even while the Run thread
   // is still inside a hung call.
   std::stop_token term_token;
@@ -123,6 +126,9 @@ struct Elector::State {
   ElectorMetrics metrics;
   // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
   std::stop_source wake_source;
+  // Records the watch delivered so far: a change that arrives between a look at the record and
+  // the sleep that follows (before wake_source exists) must still cut that sleep short.
+  uint64_t watched_changes = 0;
   // on_started_leading calls, each with a flag set when it returned; finished ones are joined
   // while renewing (their stacks are freed), the rest by ~Elector.
   struct Worker {
@@ -174,8 +180,21 @@ struct Elector::State {
 
   // From the lock's watch: no request is made; a waiting follower re-evaluates.
   void OnWatched(const ObservedRecord& record) {
+    bool newer;
+    {
+      std::lock_guard lock(mu);
+      newer = !observed || record.version > observed->version;
+    }
     Observe(record);
     std::lock_guard lock(mu);
+    if (config.coordinated && newer && leading && guard != nullptr &&
+        (record.record.holder_identity != identity() || !record.record.preferred_holder.empty())) {
+      // The controller ended our term (preferredHolder) or gave the lease away: stop now
+      // rather than at the next renewal, so the winner does not wait.
+      end_of_term = record.record.holder_identity == identity();
+      guard->Fire();
+    }
+    ++watched_changes;
     wake_source.request_stop();
   }
 
@@ -222,11 +241,16 @@ struct Elector::State {
     if (config.coordinated) return TryRenewCoordinated(budget);
     LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
-    // Fast path: the leader updates with its cached version, no GET.
+    // Fast path: the leader updates with its cached version, no GET. Only while the record we
+    // last saw still names us (client-go's IsLeader()): the watch may have shown that someone,
+    // e.g. an operator, gave the lease away, and the cached version would overwrite that.
     std::optional<LeaderElectionRecord> cached;
     {
       std::lock_guard lock(mu);
-      if (leading && observed && ObservedValidLocked(sent)) cached = observed->record;
+      if (leading && observed && ObservedValidLocked(sent) &&
+          observed->record.holder_identity == identity()) {
+        cached = observed->record;
+      }
     }
     if (cached) {
       desired.acquire_time = cached->acquire_time;
@@ -263,8 +287,29 @@ struct Elector::State {
   }
 
   // Coordinated mode: only renew a lease the controller assigned to us.
+  // Unlike client-go, the leader renews on the fast path (cached version, no GET): any change by
+  // the controller (preferredHolder, a new holder) changes the version, so the write fails with
+  // Conflict and the slow path reads it.
   std::optional<int64_t> TryRenewCoordinated(Budget& budget) {
     Clock::TimePoint sent = clock().now();
+    std::optional<LeaderElectionRecord> cached;
+    {
+      std::lock_guard lock(mu);
+      if (leading && observed && ObservedValidLocked(sent) &&
+          observed->record.holder_identity == identity() &&
+          observed->record.preferred_holder.empty()) {
+        cached = observed->record;
+      }
+    }
+    if (cached) {
+      auto written = lock().Update(RenewedCoordinated(*cached), budget.left());
+      if (written.ok()) return Written(*written, sent);
+      if (budget.spent()) return std::nullopt;
+    }
+    {
+      std::lock_guard lock(mu);
+      if (leading) ++metrics.slow_path_total;
+    }
     auto current = lock().Get(budget.left());
     if (!current.ok()) return std::nullopt;
     Observe(*current);
@@ -277,11 +322,19 @@ struct Elector::State {
       if (leading) end_of_term = true;
       return std::nullopt;
     }
-    record.renew_time = clock().wall_now();
     if (budget.spent()) return std::nullopt;
-    auto written = lock().Update(record, budget.left());
+    auto written = lock().Update(RenewedCoordinated(record), budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent);
+  }
+
+  // The controller's record (holder == us, strategy, acquireTime, transitions kept) renewed now.
+  // Like client-go it writes our lease duration, so the term's deadline (computed from
+  // lease_duration) and what others see in the record agree.
+  LeaderElectionRecord RenewedCoordinated(LeaderElectionRecord record) {
+    record.renew_time = clock().wall_now();
+    record.lease_duration_seconds = lease_seconds();
+    return record;
   }
 
   // The latest moment this leader may still act: see "Stop before anyone can take over".
@@ -293,10 +346,13 @@ struct Elector::State {
   }
 
   // Sleeps until `deadline` or until the lock's watch reports a change (or stop).
-  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop) {
+  // `seen` is watched_changes when the caller last looked at the record: a later change ends
+  // the wait at once.
+  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop, uint64_t seen) {
     std::stop_source wake;
     {
       std::lock_guard lock(mu);
+      if (watched_changes != seen) return;
       wake_source = wake;
     }
     std::stop_callback forward(stop, [&] { wake.request_stop(); });
@@ -306,12 +362,14 @@ struct Elector::State {
   // Watching follower: no request until the observed lease expires or the record changes.
   void WaitForChangeOrExpiry(std::stop_token stop) {
     Clock::TimePoint expiry;
+    uint64_t seen;
     {
       std::lock_guard lock(mu);
       if (!HeldByOtherLocked(clock().now())) return;  // changed meanwhile: attempt now
       expiry = observed_time + std::chrono::seconds(observed->record.lease_duration_seconds);
+      seen = watched_changes;
     }
-    SleepUntilChange(expiry, stop);
+    SleepUntilChange(expiry, stop, seen);
   }
 
   // Returns true once leading, false when stopped.
@@ -321,6 +379,11 @@ struct Elector::State {
       if (watching && HeldByOther()) {
         WaitForChangeOrExpiry(stop);  // no request while someone else validly holds it
         continue;
+      }
+      uint64_t seen;
+      {
+        std::lock_guard lock(mu);
+        seen = watched_changes;
       }
       if (auto version = TryAcquireOrRenew(config.renew_deadline)) {
         StartTerm(*version);
@@ -335,7 +398,7 @@ struct Elector::State {
       if (watch != nullptr) {
         // Polling, but a change seen by the (maybe just reconnected) watch still wakes us: e.g.
         // a lease created, released or assigned meanwhile.
-        SleepUntilChange(retry_at, stop);
+        SleepUntilChange(retry_at, stop, seen);
       } else {
         clock().SleepUntil(retry_at, stop);
       }
@@ -448,6 +511,7 @@ void Elector::Run(std::stop_token stop) {
     {
       std::lock_guard lock(st.mu);
       st.term_token = guard.token();
+      st.guard = &guard;
     }
     {
       auto done = std::make_shared<std::atomic<bool>>(false);
@@ -462,15 +526,41 @@ void Elector::Run(std::stop_token stop) {
     st.Renew(guard);
     guard.Fire();  // the leader's work stops before anything else happens
     bool stopped = stop.stop_requested();
+    bool yielded = false;
+    {
+      std::lock_guard lock(st.mu);
+      st.guard = nullptr;
+      std::swap(yielded, st.yielded);
+    }
     bool preempted = st.EndTerm();
     // A preempted coordinated leader releases at once so the winner need not wait out the
-    // lease (upstream candidates just stop renewing).
-    if ((stopped && st.config.release_on_cancel) || preempted) st.Release();
+    // lease (upstream candidates just stop renewing); so does one that yielded.
+    if ((stopped && st.config.release_on_cancel) || preempted || yielded) st.Release();
     st.lock().RecordEvent("LeaderElection", term.identity + " stopped leading");
     st.config.callbacks.on_stopped_leading();
-    if (stopped || !st.config.recontend_after) break;
+    if (stopped) break;
+    if (yielded) {
+      // Still a candidate, but others get the first chance at the released lease.
+      if (!st.clock().SleepFor(st.config.recontend_after.value_or(st.config.retry_period), stop)) {
+        break;
+      }
+      continue;
+    }
+    if (!st.config.recontend_after) break;
     if (!st.clock().SleepFor(*st.config.recontend_after, stop)) break;
   }
+}
+
+void Elector::Yield() {
+  std::stop_source term;
+  {
+    std::lock_guard lock(state_->mu);
+    if (!state_->LeadingLocked() || state_->guard == nullptr) return;
+    state_->yielded = true;
+    term = state_->guard->source();
+  }
+  // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.
+  term.request_stop();
 }
 
 bool Elector::IsLeader() const {

@@ -1,23 +1,17 @@
 #include "election/kube_object_lock.h"
 
-#include "api/time.h"
-
 namespace tenure {
 
 using nlohmann::json;
 
 KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
-    : cluster_(std::move(cluster)), options_(std::move(options)) {
+    : cluster_(std::move(cluster)),
+      options_(std::move(options)),
+      events_(cluster_->shared_client(), "tenure", options_.identity) {
   if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
 }
 
-KubeObjectLock::~KubeObjectLock() {
-  if (events_thread_.joinable()) {
-    events_thread_.request_stop();
-    events_cv_.notify_all();
-    events_thread_.join();
-  }
-}
+KubeObjectLock::~KubeObjectLock() = default;
 
 Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
   auto record = ReadRecord(object);
@@ -90,49 +84,8 @@ void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view messa
     std::lock_guard lock(mu_);
     if (cached_) uid = cached_->value("/metadata/uid"_json_pointer, std::string());
   }
-  std::string now = api::FormatTime(std::chrono::system_clock::now());
-  json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"generateName", options_.name + "."}, {"namespace", options_.namespace_}}},
-      {"involvedObject",
-       {{"apiVersion", ApiVersion()},
-        {"kind", Kind()},
-        {"name", options_.name},
-        {"namespace", options_.namespace_},
-        {"uid", uid}}},
-      {"reason", std::string(reason)},
-      {"message", std::string(message)},
-      {"type", "Normal"},
-      {"source", {{"component", "tenure"}}},
-      {"firstTimestamp", now},
-      {"lastTimestamp", now},
-      {"count", 1},
-      {"reportingComponent", "tenure"},
-      {"reportingInstance", options_.identity}};
-  {
-    std::lock_guard lock(events_mu_);
-    if (events_.size() < 100) events_.push_back(std::move(event));  // drop when the server lags
-    if (!events_thread_.joinable()) {
-      events_thread_ = std::jthread([this](std::stop_token stop) { SendEvents(stop); });
-    }
-  }
-  events_cv_.notify_all();
-}
-
-void KubeObjectLock::SendEvents(std::stop_token stop) {
-  std::string path = "/api/v1/namespaces/" + options_.namespace_ + "/events";
-  std::unique_lock lock(events_mu_);
-  while (true) {
-    events_cv_.wait(lock, stop, [&] { return !events_.empty(); });
-    if (events_.empty()) return;
-    json event = std::move(events_.front());
-    events_.pop_front();
-    lock.unlock();
-    // Best effort, as client-go's recorder: an event that cannot be posted is dropped.
-    (void)cluster_->client().Call("POST", path, &event, std::chrono::seconds(5));
-    lock.lock();
-  }
+  events_.Record({ApiVersion(), Kind(), options_.namespace_, options_.name, uid}, "Normal", reason,
+                 message);
 }
 
 }  // namespace tenure

@@ -4,13 +4,12 @@
 // object. Events go out on a background thread so a slow server never blocks the elector.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 
+#include "client/event_recorder.h"
 #include "client/kube_client.h"
 #include "tenure/kube_locks.h"
 
@@ -46,17 +45,12 @@ class KubeObjectLock : public Lock {
  private:
   std::string ObjectPath() const { return CollectionPath() + "/" + options_.name; }
   Result<ObservedRecord> Remember(const nlohmann::json& object);
-  void SendEvents(std::stop_token stop);
 
   std::shared_ptr<Cluster> cluster_;
   KubeLockOptions options_;
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
-
-  std::mutex events_mu_;
-  std::condition_variable_any events_cv_;
-  std::deque<nlohmann::json> events_;
-  std::jthread events_thread_;
+  client::EventRecorder events_;
 };
 
 }  // namespace tenure

@@ -25,6 +25,9 @@ class TermGuard {
   bool fired() const { return source_.stop_requested(); }
   void Extend(Clock::TimePoint deadline);
   void Fire() { source_.request_stop(); }
+  // A handle whose request_stop() fires this guard; it stays valid (and harmless) after the
+  // guard is gone, so a caller can fire without holding the lock that keeps the guard alive.
+  std::stop_source source() const { return source_; }
 
  private:
   std::stop_source source_;

@@ -128,6 +128,13 @@ bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responde
     }
     return false;
   }
+  if (path == "/metrics" && options_.metrics) {
+    HttpResponse r;
+    r.content_type = MetricsEndpoint::kContentType;
+    r.body = options_.metrics->Render();
+    responder.Reply(std::move(r));
+    return true;
+  }
   if (path == "/openapi/v3" || path == "/openapi/v3/") {
     HttpResponse r;
     r.body = openapi_.index_body();

@@ -1,5 +1,5 @@
 // ApiServer: the Kubernetes API as an HttpHandler. Authenticates the bearer token, serves
-// health, version, discovery and OpenAPI, and hands resource requests to ResourceApi.
+// health, version, discovery, OpenAPI and /metrics, and hands resource requests to ResourceApi.
 // Every error leaves as a Kubernetes Status object.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "server/discovery.h"
 #include "server/http_server.h"
+#include "server/metrics_endpoint.h"
 #include "server/openapi.h"
 #include "server/resource_api.h"
 
@@ -20,6 +21,7 @@ struct ApiServerOptions {
   std::vector<ServedVersion> served;
   EmulatedVersion version;
   std::string server_address;  // "127.0.0.1:6443", for /api's serverAddressByClientCIDRs
+  std::shared_ptr<const MetricsEndpoint> metrics;  // GET /metrics (authenticated); null: 404
 };
 
 class ApiServer final : public HttpHandler {

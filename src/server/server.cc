@@ -1,10 +1,13 @@
 #include "server/server.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "server/api_server.h"
 #include "server/http_server.h"
+#include "server/metrics_endpoint.h"
 #include "server/resource_api.h"
+#include "store/etcd_store.h"
 #include "store/sqlite_store.h"
 
 namespace tenure::server {
@@ -47,6 +50,43 @@ std::vector<ServedVersion> ServedVersions(const ServerOptions& options) {
   return served;
 }
 
+Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
+  if (options.store == "sqlite") {
+    store::SqliteStoreOptions sqlite;
+    sqlite.path = options.data_dir + "/tenure.db";
+    sqlite.watch_history_capacity = options.watch_history;
+    auto store = store::SqliteStore::Open(sqlite);
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<store::Store>(std::move(*store));
+  }
+  if (options.store == "etcd") {
+    store::EtcdStoreOptions etcd = options.etcd;
+    etcd.watch_history_capacity = options.watch_history;
+    auto store = store::EtcdStore::Open(etcd);
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<store::Store>(std::move(*store));
+  }
+  return Status::BadRequest("unknown store \"" + options.store + "\" (sqlite or etcd)");
+}
+
+// The server's own /metrics section: read at scrape time only, nothing on the request path.
+MetricsEndpoint::Section ServerMetrics(std::weak_ptr<store::Store> store) {
+  double started = std::chrono::duration<double>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  return [store, started] {
+    std::string out = GaugeFamily("tenure_server_start_time_seconds",
+                                  "When this server started, in seconds since the Unix epoch.",
+                                  started);
+    if (auto s = store.lock()) {
+      out += GaugeFamily("tenure_store_revision",
+                         "The store's current revision (resourceVersion of the latest write).",
+                         static_cast<double>(s->CurrentRevision()));
+    }
+    return out;
+  };
+}
+
 constexpr const char* kBuiltinNamespaces[] = {"default", "kube-system", "kube-public",
                                               "kube-node-lease"};
 
@@ -58,10 +98,7 @@ class ServerImpl final : public Server {
     auto credentials = EnsureCredentials(options.data_dir);
     if (!credentials.ok()) return credentials.status();
     credentials_ = std::move(*credentials);
-    store::SqliteStoreOptions store_options;
-    store_options.path = options.data_dir + "/tenure.db";
-    store_options.watch_history_capacity = options.watch_history;
-    auto store = store::SqliteStore::Open(store_options);
+    auto store = OpenStore(options);
     if (!store.ok()) return store.status();
     store_ = std::move(*store);
     auto resources = std::make_shared<ResourceApi>(store_, Clock::Real());
@@ -83,6 +120,8 @@ class ServerImpl final : public Server {
     api_options.token = credentials_.token;
     api_options.served = ServedVersions(options);
     api_options.server_address = options.address + ":" + std::to_string(options.port);
+    metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
+    api_options.metrics = metrics_;
     auto handler = std::make_shared<ApiServer>(api_options, resources);
     auto server = HttpServer::Start(http, handler);
     if (!server.ok()) return server.status();
@@ -98,6 +137,9 @@ class ServerImpl final : public Server {
   uint16_t port() const override { return http_ ? http_->port() : 0; }
   std::string url() const override { return url_; }
   const Credentials& credentials() const override { return credentials_; }
+  void AddMetrics(std::function<std::string()> render) override {
+    if (metrics_) metrics_->Add(std::move(render));
+  }
 
   void Stop() override {
     // HTTP first (no new requests), then the store drains its writes and callbacks.
@@ -108,8 +150,9 @@ class ServerImpl final : public Server {
 
  private:
   Credentials credentials_;
-  std::shared_ptr<store::SqliteStore> store_;
+  std::shared_ptr<store::Store> store_;
   std::unique_ptr<HttpServer> http_;
+  std::shared_ptr<MetricsEndpoint> metrics_;
   std::string url_;
 };
 

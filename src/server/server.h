@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "server/credentials.h"
+#include "store/etcd_store.h"
 #include "tenure/status.h"
 
 namespace tenure::server {
@@ -19,6 +21,11 @@ struct ServerOptions {
   bool tls = true;       // plain HTTP is for loopback tests only
   size_t watch_history = 100000;
   int threads = 0;  // 0: one per core
+  // Where objects live: "sqlite" (<data_dir>/tenure.db, one server) or "etcd" (an etcd v3
+  // cluster; several servers with the same etcd_prefix and the same data_dir credentials, i.e.
+  // a shared or copied data folder, are one service). data_dir still holds the credentials.
+  std::string store = "sqlite";
+  store::EtcdStoreOptions etcd;  // endpoints, prefix, TLS files (watch history: watch_history)
   // Kubernetes' switches: the LeaseCandidate API is served at a version only when the gate is
   // on and the version is enabled. tenure defaults both on (it is a coordination server).
   bool coordinated_leader_election = true;
@@ -37,6 +44,9 @@ class Server {
   virtual uint16_t port() const = 0;
   virtual std::string url() const = 0;  // "https://127.0.0.1:6443"
   virtual const Credentials& credentials() const = 0;
+  // Appends a section to GET /metrics (see metrics_endpoint.h): Prometheus metric families
+  // rendered per scrape; `render` must stay callable until Stop() has returned.
+  virtual void AddMetrics(std::function<std::string()> render) = 0;
   virtual void Stop() = 0;
 };
 

@@ -1,0 +1,57 @@
+#include "cli/run_cluster.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "api/url.h"
+#include "client/kube_client.h"
+
+namespace tenure::cli {
+
+namespace {
+
+constexpr auto kTimeout = std::chrono::seconds(10);
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+Result<bool> ServesLeases(Cluster& cluster) {
+  auto list = cluster.client().Call("GET", "/apis/coordination.k8s.io/v1", nullptr, kTimeout);
+  if (!list.ok()) {
+    if (list.status().IsNotFound()) return false;
+    return list.status();
+  }
+  for (const auto& resource : list->value("resources", nlohmann::json::array())) {
+    if (resource.value("name", "") == "leases") return true;
+  }
+  return false;
+}
+
+PodRef FindOwnPod(const Cluster& cluster) {
+  PodRef pod;
+  pod.name = Env("POD_NAME");
+  if (pod.name.empty() && !Env("KUBERNETES_SERVICE_HOST").empty()) pod.name = Env("HOSTNAME");
+  pod.namespace_ = Env("POD_NAMESPACE");
+  if (pod.namespace_.empty()) pod.namespace_ = cluster.default_namespace();
+  return pod;
+}
+
+Result<bool> PodIsReady(Cluster& cluster, const PodRef& pod) {
+  auto object = cluster.client().Call("GET",
+                                      "/api/v1/namespaces/" + api::PercentEncode(pod.namespace_) +
+                                          "/pods/" + api::PercentEncode(pod.name),
+                                      nullptr, kTimeout);
+  if (!object.ok()) return object.status();
+  const auto& status = object->value("status", nlohmann::json::object());
+  for (const auto& condition : status.value("conditions", nlohmann::json::array())) {
+    if (condition.value("type", "") == "Ready") return condition.value("status", "") == "True";
+  }
+  return false;
+}
+
+}  // namespace tenure::cli

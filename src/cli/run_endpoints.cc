@@ -1,0 +1,89 @@
+#include "cli/run_endpoints.h"
+
+#include "cli/listen_address.h"
+#include "server/http_server.h"
+
+namespace tenure::cli {
+
+namespace {
+
+using server::HttpRequest;
+using server::HttpResponse;
+
+HttpResponse Text(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+class Handler : public server::HttpHandler {
+ public:
+  explicit Handler(EndpointSources sources) : sources_(std::move(sources)) {}
+
+  void Handle(HttpRequest request, std::shared_ptr<server::Responder> responder) override {
+    responder->Reply(Route(request));
+  }
+  HttpResponse Reject(const Status& status) override { return Text(400, status.message() + "\n"); }
+
+ private:
+  HttpResponse Route(const HttpRequest& request) {
+    const std::string& path = request.path;
+    bool known = path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/info";
+    if (!known) return Text(404, "404 page not found\n");
+    if (request.method != "GET" && request.method != "HEAD") {
+      HttpResponse r = Text(405, "method not allowed\n");
+      r.headers.emplace_back("Allow", "GET, HEAD");
+      return r;
+    }
+    if (path == "/healthz") {
+      Status s = sources_.health();
+      if (s.ok()) return Text(200, "ok");
+      return Text(503, "[-]leaderElection failed: " + s.message() + "\nhealthz check failed\n");
+    }
+    if (path == "/readyz") {
+      Status s = sources_.ready();
+      if (s.ok()) return Text(200, "ok");
+      return Text(503, "[-]" + s.message() + "\nreadyz check failed\n");
+    }
+    if (path == "/metrics") {
+      HttpResponse r = Text(200, sources_.metrics());
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      return r;
+    }
+    HttpResponse r;
+    r.body = sources_.info();
+    return r;
+  }
+
+  EndpointSources sources_;
+};
+
+class Endpoints : public RunEndpoints {
+ public:
+  explicit Endpoints(std::unique_ptr<server::HttpServer> server) : server_(std::move(server)) {}
+  ~Endpoints() override { Stop(); }
+  uint16_t port() const override { return server_->port(); }
+  void Stop() override { server_->Stop(); }
+
+ private:
+  std::unique_ptr<server::HttpServer> server_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RunEndpoints>> RunEndpoints::Start(const std::string& listen,
+                                                          EndpointSources sources) {
+  server::HttpServerOptions options;
+  Status s = ParseListenAddress(listen, options.address, options.port);
+  if (!s.ok()) return s;
+  options.tls = false;
+  options.threads = 1;
+  options.max_body_bytes = 64 * 1024;
+  auto server = server::HttpServer::Start(options, std::make_shared<Handler>(std::move(sources)));
+  if (!server.ok()) return server.status();
+  return std::unique_ptr<RunEndpoints>(new Endpoints(std::move(*server)));
+}
+
+}  // namespace tenure::cli

@@ -1,0 +1,38 @@
+// EndpointRotation: which of several equivalent API server endpoints (replicas of one service)
+// requests go to. Sticky: the current endpoint serves every request until one fails in
+// transport, then the next one takes over (round robin), so keep-alive connections stay
+// useful and a dead replica costs one failure, not one per request. A failed endpoint gets its
+// turn again once the others failed too. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+
+namespace tenure::client {
+
+class EndpointRotation {
+ public:
+  explicit EndpointRotation(size_t count) : count_(count == 0 ? 1 : count) {}
+
+  size_t size() const { return count_; }
+  size_t current() const { return current_.load(); }
+
+  // Reports a transport failure of endpoint `index`. Moves on only when `index` is still the
+  // current one, so that several requests failing on the same dead endpoint move on once.
+  // Returns the current endpoint afterwards.
+  size_t Failed(size_t index);
+
+ private:
+  size_t count_;
+  std::atomic<size_t> current_{0};
+};
+
+// Whether a request that failed in transport may be sent again to another endpoint: reads
+// always (GET, HEAD), writes only when they certainly never left this process (`sent` false:
+// the connection could not be made). A write whose outcome is unknown is not repeated: the
+// caller gets the error and re-reads (client-go semantics; optimistic concurrency then shows
+// whether it was applied).
+bool MayRetryElsewhere(const std::string& method, bool sent);
+
+}  // namespace tenure::client

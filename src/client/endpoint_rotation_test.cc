@@ -1,0 +1,43 @@
+#include "client/endpoint_rotation.h"
+
+#include <gtest/gtest.h>
+
+namespace tenure::client {
+namespace {
+
+TEST(EndpointRotationTest, StaysOnTheCurrentEndpointUntilItFails) {
+  EndpointRotation rotation(3);
+  EXPECT_EQ(rotation.current(), 0u);
+  EXPECT_EQ(rotation.Failed(0), 1u);
+  EXPECT_EQ(rotation.current(), 1u);
+  EXPECT_EQ(rotation.Failed(1), 2u);
+  EXPECT_EQ(rotation.Failed(2), 0u);  // round robin: the first gets its turn again
+}
+
+TEST(EndpointRotationTest, SeveralFailuresOfOneEndpointMoveOnOnce) {
+  EndpointRotation rotation(3);
+  EXPECT_EQ(rotation.Failed(0), 1u);
+  // A second request that failed on endpoint 0 meanwhile must not skip the healthy endpoint 1.
+  EXPECT_EQ(rotation.Failed(0), 1u);
+  EXPECT_EQ(rotation.current(), 1u);
+}
+
+TEST(EndpointRotationTest, OneEndpointStaysPut) {
+  EndpointRotation rotation(1);
+  EXPECT_EQ(rotation.Failed(0), 0u);
+  EXPECT_EQ(EndpointRotation(0).size(), 1u);
+}
+
+TEST(MayRetryElsewhereTest, ReadsAlwaysWritesOnlyWhenNeverSent) {
+  EXPECT_TRUE(MayRetryElsewhere("GET", true));
+  EXPECT_TRUE(MayRetryElsewhere("HEAD", true));
+  EXPECT_TRUE(MayRetryElsewhere("PUT", false));
+  EXPECT_TRUE(MayRetryElsewhere("POST", false));
+  EXPECT_FALSE(MayRetryElsewhere("PUT", true));
+  EXPECT_FALSE(MayRetryElsewhere("POST", true));
+  EXPECT_FALSE(MayRetryElsewhere("DELETE", true));
+  EXPECT_FALSE(MayRetryElsewhere("PATCH", true));
+}
+
+}  // namespace
+}  // namespace tenure::client

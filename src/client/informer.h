@@ -1,0 +1,59 @@
+// Informer: a local copy of one collection (e.g. every LeaseCandidate of every namespace), kept
+// current by KubeClient::WatchCollection (list, then watch; resumed after a disconnect,
+// relisted after 410 Expired), as client-go's shared informer for one controller.
+//
+// The handler runs on the watch thread after the copy changed, must not block, and gets:
+// "ADDED" (first sight), "MODIFIED", "DELETED" (with the last known object), and "SYNCED" (with
+// {}) after each complete listing. synced() is true from the first complete listing on.
+// Thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/kube_client.h"
+
+namespace tenure::client {
+
+class Informer {
+ public:
+  using Handler = std::function<void(const std::string& type, const nlohmann::json& object)>;
+
+  Informer(KubeClient& client, std::string collection_path, Handler handler);
+  ~Informer();  // Stop()
+  // Ends the deliveries: no handler call after it returns; the copy stays readable.
+  void Stop();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  bool synced() const;
+  // Whether the watch stream is connected now.
+  bool active() const;
+  std::optional<nlohmann::json> Get(const std::string& namespace_, const std::string& name) const;
+  // Objects for which `keep` returns true (all when it is empty).
+  std::vector<nlohmann::json> List(
+      const std::function<bool(const nlohmann::json&)>& keep = nullptr) const;
+  size_t size() const;
+  // Takes in an object this process just wrote (the reply of a create or update), unless the
+  // copy already holds the same or a newer resourceVersion: the next decision then starts from
+  // it without waiting for the watch. No handler call.
+  void Remember(const nlohmann::json& object);
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // namespace, name
+  void OnEvent(const std::string& type, const nlohmann::json& object);
+
+  Handler handler_;
+  mutable std::mutex mu_;
+  std::map<Key, nlohmann::json> objects_;
+  bool synced_ = false;
+  std::unique_ptr<Subscription> subscription_;  // last: stopped first
+};
+
+}  // namespace tenure::client

@@ -1,0 +1,167 @@
+// KubeClient with several endpoints against loopback stand-ins: a dead replica (nothing
+// listens), a healthy one, and one that reads a request and hangs up without a reply.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "client/kube_client.h"
+
+namespace tenure::client {
+namespace {
+
+// Accepts connections on 127.0.0.1; for each request either answers 200 {"ok":true} or, when
+// `hang_up`, closes the connection once the request head arrived.
+class StandIn {
+ public:
+  explicit StandIn(bool hang_up) : hang_up_(hang_up) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    socklen_t len = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~StandIn() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  uint16_t port() const { return port_; }
+  int requests() const { return requests_.load(); }
+
+ private:
+  void Serve() {
+    for (;;) {
+      int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::string in;
+      char buf[4096];
+      for (;;) {
+        ssize_t n = read(c, buf, sizeof buf);
+        if (n <= 0) break;
+        in.append(buf, static_cast<size_t>(n));
+        size_t head_end = in.find("\r\n\r\n");
+        if (head_end == std::string::npos) continue;
+        size_t length = 0;
+        if (size_t p = in.find("Content-Length: "); p != std::string::npos) {
+          length = std::stoul(in.substr(p + 16));
+        }
+        if (in.size() < head_end + 4 + length) continue;
+        in.erase(0, head_end + 4 + length);
+        ++requests_;
+        if (hang_up_) break;
+        std::string body = R"({"ok":true})";
+        std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n" + body;
+        if (write(c, reply.data(), reply.size()) < 0) break;
+      }
+      close(c);
+    }
+  }
+
+  bool hang_up_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+// A loopback port nobody listens on (connections are refused at once).
+uint16_t DeadPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::shared_ptr<KubeClient> ClientFor(const std::vector<uint16_t>& ports) {
+  ClusterConfig config;
+  std::string urls;
+  for (uint16_t p : ports) urls += (urls.empty() ? "" : ",") + ("http://127.0.0.1:" + std::to_string(p));
+  EXPECT_TRUE(UseServers(config, {urls}).ok());
+  return *KubeClient::Create(config);
+}
+
+constexpr auto kTimeout = std::chrono::seconds(5);
+
+TEST(KubeClientFailoverTest, ReadsAndUnsentWritesMoveToTheNextEndpoint) {
+  StandIn healthy(false);
+  auto client = ClientFor({DeadPort(), healthy.port()});
+  auto read = client->Call("GET", "/api", nullptr, kTimeout);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(client->current_endpoint(), 1u);
+
+  // Sticky: the healthy endpoint keeps serving, over the kept-alive connection.
+  nlohmann::json body = {{"x", 1}};
+  auto write = client->Call("PUT", "/api/x", &body, kTimeout);
+  ASSERT_TRUE(write.ok()) << write.status().ToString();
+  EXPECT_EQ(healthy.requests(), 2);
+  EXPECT_EQ(client->current_endpoint(), 1u);
+
+  // A write refused by a dead endpoint never left: it is sent to the next one.
+  auto fresh = ClientFor({DeadPort(), healthy.port()});
+  auto created = fresh->Call("POST", "/api/x", &body, kTimeout);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(healthy.requests(), 3);
+}
+
+TEST(KubeClientFailoverTest, AWriteWithUnknownOutcomeIsNotRepeated) {
+  StandIn hangs_up(true);
+  StandIn healthy(false);
+  auto client = ClientFor({hangs_up.port(), healthy.port()});
+  nlohmann::json body = {{"x", 1}};
+  auto write = client->Call("PUT", "/api/x", &body, kTimeout);
+  EXPECT_EQ(write.status().reason(), Reason::kServiceUnavailable) << write.status().ToString();
+  EXPECT_EQ(hangs_up.requests(), 1);
+  EXPECT_EQ(healthy.requests(), 0);  // not sent twice
+  // The next request goes to the other endpoint.
+  EXPECT_EQ(client->current_endpoint(), 1u);
+  ASSERT_TRUE(client->Call("PUT", "/api/x", &body, kTimeout).ok());
+  EXPECT_EQ(healthy.requests(), 1);
+
+  // A read on such an endpoint is repeated elsewhere within the same call.
+  auto reads = ClientFor({hangs_up.port(), healthy.port()});
+  auto read = reads->Call("GET", "/api", nullptr, kTimeout);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(healthy.requests(), 2);
+}
+
+TEST(KubeClientFailoverTest, EveryEndpointDownGivesUnavailable) {
+  auto client = ClientFor({DeadPort(), DeadPort()});
+  auto read = client->Call("GET", "/api", nullptr, kTimeout);
+  EXPECT_EQ(read.status().reason(), Reason::kServiceUnavailable) << read.status().ToString();
+}
+
+TEST(KubeClientFailoverTest, ABlackholedEndpointCostsOnlyTheConnectTimeout) {
+  ClusterConfig config;
+  // 192.0.2.0/24 (TEST-NET-1) is not routed: the connection attempt hangs (or fails at once
+  // where there is no route at all); either way the client moves on in time.
+  StandIn healthy(false);
+  ASSERT_TRUE(UseServers(config, {"http://192.0.2.1:6443,http://127.0.0.1:" +
+                                      std::to_string(healthy.port())}).ok());
+  config.connect_timeout = std::chrono::milliseconds(300);
+  auto client = *KubeClient::Create(config);
+  auto started = std::chrono::steady_clock::now();
+  auto read = client->Call("GET", "/api", nullptr, kTimeout);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+}
+
+}  // namespace
+}  // namespace tenure::client

@@ -1,0 +1,116 @@
+// client::Informer (and the collection subscriptions of the shared watch under it) against an
+// in-process tenure server: it lives here because the client layer's own tests cannot link the
+// server.
+#include "client/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "coordination/test_server.h"
+
+namespace tenure::client {
+namespace {
+
+using namespace std::chrono_literals;
+using coordination::Eventually;
+using nlohmann::json;
+
+class InformerServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server_.ok()); }
+
+  KubeClient& client() { return server_.client(); }
+  static std::string Path(const std::string& ns) {
+    return "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
+  }
+  json CreateLease(const std::string& ns, const std::string& name, const std::string& holder) {
+    json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                  {"kind", "Lease"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"holderIdentity", holder}}}};
+    auto created = client().Call("POST", Path(ns), &lease, 5s);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return created.ok() ? *created : json();
+  }
+
+  struct Seen {
+    std::mutex mu;
+    std::vector<std::string> events;  // "TYPE ns/name holder"
+    void Add(const std::string& type, const json& o) {
+      std::lock_guard lock(mu);
+      events.push_back(type + " " + o.value("/metadata/namespace"_json_pointer, std::string()) +
+                       "/" + o.value("/metadata/name"_json_pointer, std::string()) + " " +
+                       o.value("/spec/holderIdentity"_json_pointer, std::string()));
+    }
+    bool Has(const std::string& e) {
+      std::lock_guard lock(mu);
+      return std::find(events.begin(), events.end(), e) != events.end();
+    }
+  };
+
+  coordination::TestServer server_;
+};
+
+TEST_F(InformerServerTest, ListsThenWatchesEveryNamespaceKeyedByNamespaceAndName) {
+  CreateLease("default", "x", "a");
+  CreateLease("kube-system", "x", "b");
+  Seen seen;
+  Informer informer(client(), "/apis/coordination.k8s.io/v1/leases",
+                    [&](const std::string& type, const json& o) { seen.Add(type, o); });
+  ASSERT_TRUE(Eventually([&] { return informer.synced() && seen.Has("SYNCED / "); }));
+  EXPECT_TRUE(seen.Has("ADDED default/x a"));
+  EXPECT_TRUE(seen.Has("ADDED kube-system/x b"));
+  EXPECT_EQ(informer.size(), 2u);
+  ASSERT_TRUE(Eventually([&] { return informer.active(); }));
+
+  json x = CreateLease("default", "y", "c");
+  ASSERT_TRUE(Eventually([&] { return seen.Has("ADDED default/y c"); }));
+  x["spec"]["holderIdentity"] = "d";
+  ASSERT_TRUE(client().Call("PUT", Path("default") + "/y", &x, 5s).ok());
+  ASSERT_TRUE(Eventually([&] { return seen.Has("MODIFIED default/y d"); }));
+  ASSERT_TRUE(client().Call("DELETE", Path("kube-system") + "/x", nullptr, 5s).ok());
+  // A deletion comes with the last known object.
+  ASSERT_TRUE(Eventually([&] { return seen.Has("DELETED kube-system/x b"); }));
+  EXPECT_FALSE(informer.Get("kube-system", "x"));
+  ASSERT_TRUE(informer.Get("default", "x"));
+  EXPECT_EQ(informer.List([](const json& o) { return o["metadata"]["name"] == "x"; }).size(), 1u);
+}
+
+TEST_F(InformerServerTest, ALateCollectionSubscriberGetsTheWholeCollection) {
+  CreateLease("default", "watched", "a");
+  // A per-object subscriber starts the shared stream of the collection first.
+  std::atomic<int> object_events{0};
+  auto subscription = client().WatchObject(
+      Path("default"), "watched", [&](const std::string&, const json&) { ++object_events; });
+  ASSERT_TRUE(Eventually([&] { return subscription->active(); }));
+  CreateLease("default", "other", "b");
+  Seen seen;
+  Informer informer(client(), Path("default"),
+                    [&](const std::string& type, const json& o) { seen.Add(type, o); });
+  ASSERT_TRUE(Eventually([&] { return informer.synced(); }));
+  EXPECT_TRUE(seen.Has("ADDED default/watched a"));
+  EXPECT_TRUE(seen.Has("ADDED default/other b"));
+  // The per-object subscriber still gets only its object.
+  int before = object_events.load();
+  CreateLease("default", "third", "c");
+  ASSERT_TRUE(Eventually([&] { return seen.Has("ADDED default/third c"); }));
+  EXPECT_EQ(object_events.load(), before);
+}
+
+TEST_F(InformerServerTest, RememberKeepsTheNewestVersion) {
+  json v1 = CreateLease("default", "x", "a");
+  Informer informer(client(), Path("default"), [](const std::string&, const json&) {});
+  ASSERT_TRUE(Eventually([&] { return informer.synced(); }));
+  json v2 = v1;
+  v2["spec"]["holderIdentity"] = "b";
+  auto written = client().Call("PUT", Path("default") + "/x", &v2, 5s);
+  ASSERT_TRUE(written.ok());
+  informer.Remember(*written);
+  EXPECT_EQ((*informer.Get("default", "x"))["spec"]["holderIdentity"], "b");
+  informer.Remember(v1);  // older: ignored
+  EXPECT_EQ((*informer.Get("default", "x"))["spec"]["holderIdentity"], "b");
+}
+
+}  // namespace
+}  // namespace tenure::client

@@ -1,0 +1,267 @@
+#include "coordination/reconciler.h"
+
+#include <thread>
+#include <vector>
+
+#include "api/codec.h"
+#include "api/time.h"
+
+namespace tenure::coordination {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kCallTimeout = std::chrono::seconds(10);
+constexpr const char* kLeasesPath = "/apis/coordination.k8s.io/v1/leases";
+const std::string kGarbageCollection = "";  // the queue key of the periodic GC
+
+std::string Namespace(const json& object) {
+  return object.value("/metadata/namespace"_json_pointer, std::string());
+}
+std::string Name(const json& object) {
+  return object.value("/metadata/name"_json_pointer, std::string());
+}
+std::string LeaseNameOf(const json& candidate) {
+  return candidate.value("/spec/leaseName"_json_pointer, std::string());
+}
+std::string LeasePath(const std::string& ns) {
+  return "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
+}
+
+// A candidate's change caused by our own ping (pingTime newer than renewTime) needs no
+// reconcile: the ack will bring one.
+bool AwaitsAck(const json& candidate) {
+  auto ping = api::ParseTime(candidate.value("/spec/pingTime"_json_pointer, std::string()));
+  auto renew = api::ParseTime(candidate.value("/spec/renewTime"_json_pointer, std::string()));
+  return ping && (!renew || *renew < *ping);
+}
+
+}  // namespace
+
+Reconciler::Reconciler(std::shared_ptr<client::KubeClient> client, ReconcilerOptions options,
+                       ControllerMetrics& metrics, client::EventRecorder& events)
+    : client_(std::move(client)),
+      options_(std::move(options)),
+      metrics_(metrics),
+      events_(events),
+      queue_(options_.clock) {}
+
+Reconciler::~Reconciler() = default;
+
+std::string Reconciler::CandidatesPath(const std::string& ns) const {
+  std::string base = "/apis/coordination.k8s.io/" + options_.candidate_version;
+  return ns.empty() ? base + "/leasecandidates" : base + "/namespaces/" + ns + "/leasecandidates";
+}
+
+void Reconciler::Run(std::stop_token stop) {
+  candidates_ = std::make_unique<client::Informer>(
+      *client_, CandidatesPath(""),
+      [this](const std::string& type, const json& object) { OnCandidate(type, object); });
+  leases_ = std::make_unique<client::Informer>(
+      *client_, kLeasesPath,
+      [this](const std::string& type, const json& object) { OnLease(type, object); });
+  ready_ = true;
+  OnSynced();  // in case both listings completed before ready_
+  while (auto key = queue_.Get(stop)) {
+    if (*key == kGarbageCollection) {
+      CollectGarbage();
+      queue_.AddAfter(kGarbageCollection, options_.gc_interval);
+    } else {
+      Reconcile(*key);
+    }
+    queue_.Done(*key);
+  }
+  ready_ = false;
+  candidates_->Stop();
+  leases_->Stop();
+  candidates_.reset();
+  leases_.reset();
+}
+
+void Reconciler::OnCandidate(const std::string& type, const json& object) {
+  if (!ready_) return;
+  if (type == "SYNCED") return OnSynced();
+  metrics_.candidates = static_cast<int64_t>(candidates_->size());
+  if (!candidates_->synced() || !leases_->synced()) return;  // OnSynced queues all
+  if (type == "MODIFIED" && AwaitsAck(object)) return;
+  queue_.Add(Namespace(object) + "/" + LeaseNameOf(object));
+}
+
+void Reconciler::OnLease(const std::string& type, const json& object) {
+  if (!ready_) return;
+  if (type == "SYNCED") return OnSynced();
+  if (!candidates_->synced() || !leases_->synced()) return;
+  std::string ns = Namespace(object), name = Name(object);
+  // Only leases with candidates are managed.
+  bool managed =
+      !candidates_
+           ->List([&](const json& c) { return Namespace(c) == ns && LeaseNameOf(c) == name; })
+           .empty();
+  if (managed) queue_.Add(ns + "/" + name);
+}
+
+// After each complete listing of both collections every managed lease is looked at: a relist
+// may have hidden changes.
+void Reconciler::OnSynced() {
+  if (!ready_ || !candidates_->synced() || !leases_->synced()) return;
+  metrics_.candidates = static_cast<int64_t>(candidates_->size());
+  for (const json& c : candidates_->List()) queue_.Add(Namespace(c) + "/" + LeaseNameOf(c));
+  queue_.Add(kGarbageCollection);
+}
+
+void Reconciler::Reconcile(const std::string& key) {
+  size_t slash = key.find('/');
+  std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  std::vector<api::LeaseCandidate> candidates;
+  for (const json& c : candidates_->List(
+           [&](const json& c) { return Namespace(c) == ns && LeaseNameOf(c) == name; })) {
+    auto typed = api::LeaseCandidateFromJson(c);
+    if (typed.ok()) candidates.push_back(std::move(*typed));
+  }
+  std::optional<api::Lease> lease;
+  if (auto object = leases_->Get(ns, name)) {
+    auto typed = api::LeaseFromJson(*object);
+    if (typed.ok()) lease = std::move(*typed);
+  }
+  Decision decision = Decide(lease, candidates, options_.clock->wall_now(), options_.timings);
+  if (decision.kind == Decision::Kind::kNoCandidates) {
+    state_.erase(key);
+    return;
+  }
+  ++metrics_.reconciles;
+  if (!decision.pings.empty()) SendPings(ns, name, decision.pings);
+  bool written = false;
+  if (decision.write) {
+    Status s = WriteLease(ns, name, *decision.write);
+    if (!s.ok()) {
+      if (!s.IsConflict() && !s.IsAlreadyExists()) {
+        ++metrics_.errors;
+        std::string error = s.ToString();
+        if (options_.log && state_[key].last_error != error) {
+          options_.log("lease " + key + ": writing the lease failed: " + error);
+        }
+        state_[key].last_error = std::move(error);
+      }
+      return Retry(key);  // a conflict: the watch brings the newer lease meanwhile
+    }
+    written = true;
+  }
+  Notify(ns, name, decision, written);
+  state_[key].failures = 0;
+  state_[key].last_error.clear();
+  if (decision.requeue_after) queue_.AddAfter(key, *decision.requeue_after);
+}
+
+void Reconciler::SendPings(const std::string& ns, const std::string& lease,
+                           const std::vector<std::string>& names) {
+  std::string now = api::FormatMicroTime(options_.clock->wall_now());
+  std::vector<std::jthread> pings;
+  for (const std::string& name : names) {
+    auto object = candidates_->Get(ns, name);
+    if (!object) continue;
+    (*object)["spec"]["pingTime"] = now;
+    pings.emplace_back([this, ns, name, object = std::move(*object)] {
+      auto reply = client_->Call("PUT", CandidatesPath(ns) + "/" + name, &object, kCallTimeout);
+      if (reply.ok()) {
+        ++metrics_.pings;
+        candidates_->Remember(*reply);
+      } else if (!reply.status().IsConflict() && !reply.status().IsNotFound()) {
+        ++metrics_.errors;  // a conflict means the candidate just renewed: no ping needed
+      }
+    });
+  }
+  if (options_.log) {
+    std::string line = "lease " + ns + "/" + lease + ": pinging";
+    for (const std::string& name : names) line += " " + name;
+    options_.log(line);
+  }
+}
+
+Status Reconciler::WriteLease(const std::string& ns, const std::string& name,
+                              const LeaseWrite& write) {
+  json object;
+  if (write.create) {
+    object = {{"apiVersion", "coordination.k8s.io/v1"},
+              {"kind", "Lease"},
+              {"metadata", {{"name", name}, {"namespace", ns}}}};
+  } else {
+    auto cached = leases_->Get(ns, name);
+    if (!cached) return Status::Conflict("the lease vanished from the cache");
+    object = std::move(*cached);  // keeps metadata.resourceVersion: a compare-and-swap
+  }
+  object["spec"] = api::ToJson(write.spec);
+  auto reply = write.create
+                   ? client_->Call("POST", LeasePath(ns), &object, kCallTimeout)
+                   : client_->Call("PUT", LeasePath(ns) + "/" + name, &object, kCallTimeout);
+  if (!reply.ok()) return reply.status();
+  leases_->Remember(*reply);
+  return Status::Ok();
+}
+
+// Events and log lines. Every renewal of a lease reconciles it again, so a decision repeated
+// without another one in between (a conflict, or a winner that never renews and is re-assigned
+// at each expiry) is reported again only after kRepeatAfter, like kube's event aggregation.
+void Reconciler::Notify(const std::string& ns, const std::string& name, const Decision& decision,
+                        bool written) {
+  constexpr auto kRepeatAfter = std::chrono::minutes(10);
+  std::string key = ns + "/" + name;
+  KeyState& state = state_[key];
+  if (written) {
+    if (decision.elected) ++metrics_.elections;
+    if (decision.preempting) ++metrics_.preemptions;
+    if (decision.preferred_cleared) ++metrics_.preferred_holder_cleared;
+  }
+  const std::string& notice = decision.summary;
+  if (notice.empty()) return;
+  Clock::TimePoint now = options_.clock->now();
+  if (notice == state.last_notice && now - state.last_notice_at < kRepeatAfter) return;
+  state.last_notice = notice;
+  state.last_notice_at = now;
+  if (decision.kind == Decision::Kind::kStrategyConflict) ++metrics_.strategy_conflicts;
+  if (options_.log) options_.log("lease " + key + ": " + notice);
+  std::string uid;
+  if (auto lease = leases_->Get(ns, name))
+    uid = lease->value("/metadata/uid"_json_pointer, std::string());
+  for (const DecisionEvent& e : decision.events) {
+    events_.Record({"coordination.k8s.io/v1", "Lease", ns, name, uid}, e.type, e.reason, e.message);
+  }
+}
+
+void Reconciler::Retry(const std::string& key) {
+  int& failures = state_[key].failures;
+  auto delay = std::chrono::milliseconds(50) * (1 << std::min(failures, 10));
+  ++failures;
+  queue_.AddAfter(key, std::min<Clock::Duration>(delay, options_.timings.requeue_interval));
+}
+
+// Deletes candidates that have not renewed for candidate_expiry, rechecked on a fresh read and
+// deleted only at that resourceVersion, so a candidate renewing meanwhile survives.
+void Reconciler::CollectGarbage() {
+  api::Timestamp now = options_.clock->wall_now();
+  auto expired = [&](const json& c) {
+    auto renew = api::ParseTime(c.value("/spec/renewTime"_json_pointer, std::string()));
+    return !renew || *renew + options_.timings.candidate_expiry < now;
+  };
+  for (const json& cached : candidates_->List(expired)) {
+    std::string path = CandidatesPath(Namespace(cached)) + "/" + Name(cached);
+    auto current = client_->Call("GET", path, nullptr, kCallTimeout);
+    if (!current.ok() || !expired(*current)) continue;
+    json options = {{"apiVersion", "v1"},
+                    {"kind", "DeleteOptions"},
+                    {"preconditions",
+                     {{"resourceVersion",
+                       current->value("/metadata/resourceVersion"_json_pointer, std::string())}}}};
+    auto deleted = client_->Call("DELETE", path, &options, kCallTimeout);
+    if (deleted.ok()) {
+      ++metrics_.candidates_collected;
+      if (options_.log) {
+        options_.log("deleted expired LeaseCandidate " + Namespace(cached) + "/" + Name(cached));
+      }
+    } else if (!deleted.status().IsNotFound() && !deleted.status().IsConflict()) {
+      ++metrics_.errors;
+    }
+  }
+}
+
+}  // namespace tenure::coordination

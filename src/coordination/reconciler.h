@@ -1,0 +1,78 @@
+// Reconciler: the work loop of the coordinated election controller. It keeps caches of every
+// LeaseCandidate and Lease (all namespaces, list + watch), queues the key namespace/leaseName
+// whenever a candidate or lease changes, and one worker applies Decide (decision.h) to each key:
+// pings (in parallel), the lease write (only on change, with optimistic concurrency: a conflict
+// just requeues), Events on the Lease, one log line per decision, metrics. Expired candidates
+// are deleted every gc_interval. It talks to the API only through a KubeClient, so it works
+// the same against tenure's loopback and a real kube-apiserver.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "client/event_recorder.h"
+#include "client/informer.h"
+#include "client/kube_client.h"
+#include "coordination/controller_metrics.h"
+#include "coordination/decision.h"
+#include "coordination/work_queue.h"
+#include "tenure/clock.h"
+
+namespace tenure::coordination {
+
+struct ReconcilerOptions {
+  ElectionTimings timings;
+  std::chrono::nanoseconds gc_interval = std::chrono::minutes(30);
+  std::string candidate_version = "v1beta1";  // the served LeaseCandidate version
+  std::shared_ptr<Clock> clock;
+  std::function<void(const std::string& line)> log;  // one line per decision
+};
+
+class Reconciler {
+ public:
+  Reconciler(std::shared_ptr<client::KubeClient> client, ReconcilerOptions options,
+             ControllerMetrics& metrics, client::EventRecorder& events);
+  ~Reconciler();
+
+  // Reconciles until `stop` is requested.
+  void Run(std::stop_token stop);
+
+ private:
+  struct KeyState {
+    std::string last_notice;  // summary of the last decision reported
+    Clock::TimePoint last_notice_at{};
+    std::string last_error;  // of the last failed write, logged once
+    int failures = 0;        // consecutive failed writes: the retry backs off
+  };
+
+  void OnCandidate(const std::string& type, const nlohmann::json& object);
+  void OnLease(const std::string& type, const nlohmann::json& object);
+  void OnSynced();
+  void Reconcile(const std::string& key);
+  void SendPings(const std::string& ns, const std::string& lease,
+                 const std::vector<std::string>& names);
+  Status WriteLease(const std::string& ns, const std::string& name, const LeaseWrite& write);
+  void Notify(const std::string& ns, const std::string& name, const Decision& decision,
+              bool written);
+  void Retry(const std::string& key);
+  void CollectGarbage();
+  std::string CandidatesPath(const std::string& ns) const;
+
+  std::shared_ptr<client::KubeClient> client_;
+  ReconcilerOptions options_;
+  ControllerMetrics& metrics_;
+  client::EventRecorder& events_;
+  WorkQueue queue_;
+  std::map<std::string, KeyState> state_;  // worker thread only
+  // Set by Run while both informers exist: their handlers read each other's cache.
+  std::atomic<bool> ready_{false};
+  std::unique_ptr<client::Informer> candidates_;
+  std::unique_ptr<client::Informer> leases_;
+};
+
+}  // namespace tenure::coordination

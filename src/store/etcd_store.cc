@@ -1,0 +1,767 @@
+#include "store/etcd_store.h"
+
+#include <grpcpp/grpcpp.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "etcd_rpc.grpc.pb.h"
+#include "store/watch_hub.h"
+
+namespace tenure::store {
+namespace {
+
+namespace pb = etcdserverpb;
+using SysClock = std::chrono::system_clock;  // gRPC deadlines take system_clock time points
+
+constexpr std::string_view kStoreRoot = "/registry";
+constexpr auto kReconnectPause = std::chrono::milliseconds(50);
+
+// etcd's "range end" for a prefix: the prefix with its last byte below 0xff incremented; "\0"
+// (to the end of the key space) when there is none.
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    auto last = static_cast<unsigned char>(end.back());
+    if (last < 0xff) {
+      end.back() = static_cast<char>(last + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::string(1, '\0');
+}
+
+Result<std::string> ReadFile(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::BadRequest(std::string("etcd store: cannot read ") + what + " " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+struct ParsedEndpoint {
+  bool tls = false;
+  std::string target;  // host:port
+};
+
+Result<ParsedEndpoint> ParseEndpoint(std::string_view url) {
+  ParsedEndpoint out;
+  std::string_view rest = url;
+  if (rest.starts_with("https://")) {
+    out.tls = true;
+    rest.remove_prefix(8);
+  } else if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+  } else if (rest.find("://") != std::string_view::npos) {
+    return Status::BadRequest("etcd endpoint " + std::string(url) +
+                              ": scheme must be http or https");
+  }
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  size_t colon = rest.rfind(':');
+  if (rest.empty() || colon == std::string_view::npos || colon == 0 || colon + 1 == rest.size() ||
+      rest.find('/') != std::string_view::npos ||
+      rest.substr(colon + 1).find_first_not_of("0123456789") != std::string_view::npos) {
+    return Status::BadRequest("etcd endpoint " + std::string(url) +
+                              ": expected http(s)://HOST:PORT");
+  }
+  out.target = std::string(rest);
+  return out;
+}
+
+// Maps a failed etcd call to a Status. `maybe_applied`: a write that was sent.
+Status FromGrpc(const grpc::Status& s, std::string_view what, bool maybe_applied) {
+  std::string message = "etcd " + std::string(what) + ": " + s.error_message();
+  if (maybe_applied) message += " (the write may or may not have been applied)";
+  switch (s.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::CANCELLED:
+      return Status::Unavailable(std::move(message));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return Status::Timeout(std::move(message));
+    case grpc::StatusCode::OUT_OF_RANGE:
+      if (s.error_message().find("compacted") != std::string::npos) {
+        return Status::Gone("too old resource version: " + message);
+      }
+      return Status::BadRequest(std::move(message));
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return Status::BadRequest(std::move(message));
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return Status(Reason::kTooManyRequests, std::move(message));
+    default:
+      return Status::Internal(std::move(message));
+  }
+}
+
+// etcd rejects a request before proposing it when the member has no leader: safe to resend.
+bool RejectedWithoutApplying(const grpc::Status& s) {
+  return s.error_code() == grpc::StatusCode::UNAVAILABLE &&
+         s.error_message().find("no leader") != std::string::npos;
+}
+
+// etcd's "require leader" metadata (clientv3.WithRequireLeader): a member without a leader
+// answers "no leader" at once instead of waiting, so the request fails over to another member.
+void RequireLeader(grpc::ClientContext& context) { context.AddMetadata("hasleader", "true"); }
+
+bool RetryableRead(const grpc::Status& s) {
+  return s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParseEtcdEndpoints(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = text.substr(start, comma - start);
+    start = comma + 1;
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    if (auto parsed = ParseEndpoint(item); !parsed.ok()) return parsed.status();
+    out.emplace_back(item);
+  }
+  if (out.empty()) return Status::BadRequest("no etcd endpoint given");
+  return out;
+}
+
+struct EtcdStore::Impl {
+  struct Endpoint {
+    std::string url;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<pb::KV::Stub> kv;
+    std::unique_ptr<pb::Watch::Stub> watch;
+  };
+
+  // One write: its Txn and everything needed to interpret, resend or fail it.
+  struct WriteCall {
+    WriteOp op;
+    WriteCallback done;
+    SysClock::time_point deadline;
+    pb::TxnRequest request;
+    pb::TxnResponse response;
+    std::optional<Status> immediate;  // a result known before sending (bad input)
+  };
+
+  explicit Impl(EtcdStoreOptions o) : options(std::move(o)) {}
+
+  EtcdStoreOptions options;
+  std::vector<Endpoint> endpoints;
+  std::atomic<size_t> current{0};
+  std::atomic<int64_t> last_seen_revision{0};
+  std::unique_ptr<WatchHub> hub;
+
+  std::mutex mu;
+  std::condition_variable cv;  // write queue, feeder pause
+  bool stopping = false;
+  std::deque<WriteCall> queue;                         // writes not taken by a writer thread yet
+  std::shared_ptr<grpc::ClientContext> watch_context;  // the feeder's stream, to cancel it
+  std::vector<std::thread> writers;
+  std::thread feeder;
+  std::jthread compactor;
+
+  // --- keys ---------------------------------------------------------------------------------
+
+  Result<std::string> EtcdKey(std::string_view key) const {
+    if (key.empty()) return Status::BadRequest("key must not be empty");
+    if (!key.starts_with(kStoreRoot)) {
+      return Status::BadRequest("etcd store: key outside " + std::string(kStoreRoot) + ": " +
+                                std::string(key));
+    }
+    return options.prefix + std::string(key.substr(kStoreRoot.size()));
+  }
+  std::string StoreKey(std::string_view etcd_key) const {
+    return std::string(kStoreRoot) + std::string(etcd_key.substr(options.prefix.size()));
+  }
+  // The etcd range holding the store keys under `prefix`; nullopt when none can.
+  std::optional<std::pair<std::string, std::string>> EtcdRange(std::string_view prefix) const {
+    std::string start;
+    if (prefix.starts_with(kStoreRoot)) {
+      start = options.prefix + std::string(prefix.substr(kStoreRoot.size()));
+    } else if (kStoreRoot.starts_with(prefix)) {
+      start = options.prefix;  // every store key is under the root
+    } else {
+      return std::nullopt;
+    }
+    if (start.empty()) return std::pair{std::string(1, '\0'), std::string(1, '\0')};
+    return std::pair{start, PrefixEnd(start)};
+  }
+  KeyValue ToKeyValue(const mvccpb::KeyValue& kv) const {
+    return KeyValue{StoreKey(kv.key()), kv.value(), kv.create_revision(), kv.mod_revision()};
+  }
+
+  void SawRevision(int64_t revision) {
+    int64_t seen = last_seen_revision.load();
+    while (revision > seen && !last_seen_revision.compare_exchange_weak(seen, revision)) {
+    }
+  }
+
+  // --- endpoints ----------------------------------------------------------------------------
+
+  Status Connect() {
+    std::shared_ptr<grpc::ChannelCredentials> tls;
+    for (const std::string& url : options.endpoints) {
+      auto parsed = ParseEndpoint(url);
+      if (!parsed.ok()) return parsed.status();
+      std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+      if (parsed->tls) {
+        if (!tls) {
+          auto made = TlsCredentials();
+          if (!made.ok()) return made.status();
+          tls = *made;
+        }
+        credentials = tls;
+      }
+      grpc::ChannelArguments args;
+      args.SetMaxReceiveMessageSize(-1);
+      // Find a restarted member quickly, and notice a silently dead one.
+      args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+      args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+      args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+      // One connection per endpoint object, not shared with other stores of the process.
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      Endpoint ep;
+      ep.url = url;
+      ep.channel = grpc::CreateCustomChannel(parsed->target, credentials, args);
+      ep.kv = pb::KV::NewStub(ep.channel);
+      ep.watch = pb::Watch::NewStub(ep.channel);
+      endpoints.push_back(std::move(ep));
+    }
+    if (endpoints.empty()) return Status::BadRequest("etcd store: no endpoint given");
+    return Status::Ok();
+  }
+
+  Result<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials() const {
+    grpc::SslCredentialsOptions ssl;
+    if (!options.ca_file.empty()) {
+      auto ca = ReadFile(options.ca_file, "CA file");
+      if (!ca.ok()) return ca.status();
+      ssl.pem_root_certs = *ca;
+    }
+    if (options.cert_file.empty() != options.key_file.empty()) {
+      return Status::BadRequest("etcd store: a client certificate needs both cert and key file");
+    }
+    if (!options.cert_file.empty()) {
+      auto cert = ReadFile(options.cert_file, "certificate file");
+      if (!cert.ok()) return cert.status();
+      auto key = ReadFile(options.key_file, "key file");
+      if (!key.ok()) return key.status();
+      ssl.pem_cert_chain = *cert;
+      ssl.pem_private_key = *key;
+    }
+    return grpc::SslCredentials(ssl);
+  }
+
+  // An endpoint whose connection is up, preferring the current one; -1 when none.
+  // `connect`: also start connecting idle channels.
+  int PickReady(bool connect) {
+    size_t n = endpoints.size();
+    size_t start = current.load();
+    for (size_t i = 0; i < n; ++i) {
+      size_t idx = (start + i) % n;
+      if (endpoints[idx].channel->GetState(connect) == GRPC_CHANNEL_READY) {
+        if (idx != start) current.store(idx);
+        return static_cast<int>(idx);
+      }
+    }
+    return -1;
+  }
+
+  // Waits until some endpoint is connected, the deadline passes or the store stops.
+  int WaitForReady(SysClock::time_point deadline) {
+    while (true) {
+      int idx = PickReady(true);
+      if (idx >= 0) return idx;
+      auto now = SysClock::now();
+      if (now >= deadline || IsStopping()) return -1;
+      auto& channel = endpoints[current.load()].channel;
+      channel->WaitForStateChange(channel->GetState(false),
+                                  std::min(deadline, now + kReconnectPause));
+      // Look at the others next time even when this one keeps flapping.
+      current.store((current.load() + 1) % endpoints.size());
+    }
+  }
+
+  void MoveAwayFrom(size_t idx) {
+    size_t expected = idx;
+    current.compare_exchange_strong(expected, (idx + 1) % endpoints.size());
+  }
+
+  bool IsStopping() {
+    std::lock_guard lock(mu);
+    return stopping;
+  }
+
+  // A read (idempotent) on any endpoint, failing over until the deadline.
+  template <typename Call>
+  grpc::Status Read(Call&& call) {
+    auto deadline = SysClock::now() + options.request_timeout;
+    grpc::Status last(grpc::StatusCode::UNAVAILABLE, "no etcd endpoint reachable");
+    for (size_t attempt = 1;; ++attempt) {
+      int idx = WaitForReady(deadline);
+      if (idx < 0) return last;
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      RequireLeader(context);
+      grpc::Status s = call(*endpoints[idx].kv, context);
+      if (s.ok() || !RetryableRead(s) || SysClock::now() >= deadline) return s;
+      last = s;
+      MoveAwayFrom(static_cast<size_t>(idx));
+      if (attempt % endpoints.size() == 0) PauseBeforeRetry();
+    }
+  }
+
+  Result<pb::RangeResponse> Range(pb::RangeRequest request) {
+    pb::RangeResponse response;
+    grpc::Status s = Read([&](pb::KV::Stub& kv, grpc::ClientContext& context) {
+      return kv.Range(&context, request, &response);
+    });
+    if (!s.ok()) return FromGrpc(s, "range", false);
+    SawRevision(response.header().revision());
+    return response;
+  }
+
+  Result<int64_t> FetchRevision() {
+    pb::RangeRequest request;
+    request.set_key(options.prefix.empty() ? std::string(1, '\0') : options.prefix);
+    request.set_limit(1);
+    request.set_count_only(true);
+    auto response = Range(std::move(request));
+    if (!response.ok()) return response.status();
+    return response->header().revision();
+  }
+
+  // --- writes -------------------------------------------------------------------------------
+
+  static void AddRange(google::protobuf::RepeatedPtrField<pb::RequestOp>* ops,
+                       const std::string& key) {
+    ops->Add()->mutable_request_range()->set_key(key);
+  }
+
+  Status BuildTxn(WriteCall& call) {
+    auto key = EtcdKey(call.op.key);
+    if (!key.ok()) return key.status();
+    pb::TxnRequest& txn = call.request;
+    pb::Compare* cmp = txn.add_compare();
+    cmp->set_key(*key);
+    const WriteOp& op = call.op;
+    if (op.kind == WriteOp::Kind::kCreate) {
+      cmp->set_target(pb::Compare::CREATE);
+      cmp->set_result(pb::Compare::EQUAL);
+      cmp->set_create_revision(0);
+    } else if (op.expected_revision != 0) {
+      cmp->set_target(pb::Compare::MOD);
+      cmp->set_result(pb::Compare::EQUAL);
+      cmp->set_mod_revision(op.expected_revision);
+    } else {
+      // Unconditional: the key must exist (a missing key compares as all-zero).
+      cmp->set_target(pb::Compare::CREATE);
+      cmp->set_result(pb::Compare::GREATER);
+      cmp->set_create_revision(0);
+    }
+    if (op.kind == WriteOp::Kind::kDelete) {
+      pb::DeleteRangeRequest* del = txn.add_success()->mutable_request_delete_range();
+      del->set_key(*key);
+      del->set_prev_kv(true);
+    } else {
+      pb::PutRequest* put = txn.add_success()->mutable_request_put();
+      put->set_key(*key);
+      put->set_value(op.value);
+      put->set_prev_kv(op.kind == WriteOp::Kind::kUpdate);
+    }
+    // On a failed compare, read the key to tell NotFound from Conflict.
+    if (op.kind != WriteOp::Kind::kCreate) AddRange(txn.mutable_failure(), *key);
+    return Status::Ok();
+  }
+
+  Result<KeyValue> Interpret(const WriteCall& call) {
+    const WriteOp& op = call.op;
+    const pb::TxnResponse& r = call.response;
+    int64_t revision = r.header().revision();
+    SawRevision(revision);
+    if (!r.succeeded()) {
+      if (op.kind == WriteOp::Kind::kCreate) {
+        return Status::AlreadyExists("key already exists: " + op.key);
+      }
+      const auto* range = r.responses_size() > 0 ? &r.responses(0).response_range() : nullptr;
+      if (range == nullptr || range->kvs_size() == 0) {
+        return Status::NotFound("key not found: " + op.key);
+      }
+      return Status::Conflict("revision mismatch for " + op.key + ": expected " +
+                              std::to_string(op.expected_revision) + ", current " +
+                              std::to_string(range->kvs(0).mod_revision()));
+    }
+    if (op.kind != WriteOp::Kind::kCreate && r.responses_size() == 0) {
+      return Status::Internal("etcd txn: response without the operation's result for " + op.key);
+    }
+    KeyValue kv{op.key, op.value, revision, revision};
+    if (op.kind == WriteOp::Kind::kUpdate) {
+      const auto& put = r.responses(0).response_put();
+      if (put.has_prev_kv()) kv.create_revision = put.prev_kv().create_revision();
+    } else if (op.kind == WriteOp::Kind::kDelete) {
+      const auto& del = r.responses(0).response_delete_range();
+      if (del.prev_kvs_size() == 0) return Status::NotFound("key not found: " + op.key);
+      kv.value = del.prev_kvs(0).value();
+      kv.create_revision = del.prev_kvs(0).create_revision();
+    }
+    return kv;
+  }
+
+  void Write(WriteOp op, WriteCallback done) {
+    WriteCall call;
+    call.op = std::move(op);
+    call.done = std::move(done);
+    call.deadline = SysClock::now() + options.request_timeout;
+    if (Status s = BuildTxn(call); !s.ok()) call.immediate = std::move(s);
+    {
+      std::lock_guard lock(mu);
+      if (!stopping) {
+        // Bad input is answered on a writer thread too: callbacks never run on the caller's.
+        queue.push_back(std::move(call));
+        cv.notify_one();
+        return;
+      }
+    }
+    call.done(Status::Unavailable("store is shutting down"));
+  }
+
+  // A writer thread: sends one Txn at a time with the blocking API (so that all the Txn's data
+  // stays on this thread), until the store stops; writes still queued then fail unsent.
+  void RunWriter() {
+    pthread_setname_np(pthread_self(), "etcd-writer");
+    while (true) {
+      WriteCall call;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        call = std::move(queue.front());
+        queue.pop_front();
+        if (stopping) call.immediate = Status::Unavailable("store is shutting down (not applied)");
+      }
+      Result<KeyValue> result = call.immediate ? Result<KeyValue>(*call.immediate) : Send(call);
+      call.done(std::move(result));
+    }
+  }
+
+  // Sends the Txn to a connected endpoint. Resent elsewhere only when it was certainly not
+  // applied: no endpoint was connected, or etcd answered "no leader".
+  Result<KeyValue> Send(WriteCall& call) {
+    for (size_t attempt = 1;; ++attempt) {
+      int idx = WaitForReady(call.deadline);
+      if (idx >= 0 && SysClock::now() >= call.deadline) {
+        return Status::Timeout(
+            "etcd: the write waited out the request timeout before it could be "
+            "sent (the write was not applied)");
+      }
+      if (idx < 0) {
+        return Status::Unavailable(
+            "etcd: no endpoint reachable within the request timeout (the write was not applied)");
+      }
+      grpc::ClientContext context;
+      context.set_deadline(call.deadline);
+      RequireLeader(context);
+      call.response.Clear();
+      grpc::Status s = endpoints[idx].kv->Txn(&context, call.request, &call.response);
+      if (s.ok()) return Interpret(call);
+      MoveAwayFrom(static_cast<size_t>(idx));
+      if (!RejectedWithoutApplying(s) || SysClock::now() >= call.deadline) {
+        return FromGrpc(s, "txn", !RejectedWithoutApplying(s));
+      }
+      if (attempt % endpoints.size() == 0) PauseBeforeRetry();
+    }
+  }
+
+  // Every member answered "no leader" (an election is running): wait a moment before a new round.
+  void PauseBeforeRetry() {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, kReconnectPause, [&] { return stopping; });
+  }
+
+  // --- watch --------------------------------------------------------------------------------
+
+  // Feeds the hub from one etcd watch on the whole prefix, reconnecting after failures and
+  // resuming after the last published revision.
+  void RunFeeder(int64_t start_revision) {
+    pthread_setname_np(pthread_self(), "etcd-watch");
+    auto range = EtcdRange(kStoreRoot);
+    int64_t next = start_revision + 1;
+    while (!IsStopping()) {
+      int idx = WaitForReady(SysClock::now() + std::chrono::seconds(1));
+      if (idx < 0) continue;
+      auto context = std::make_shared<grpc::ClientContext>();
+      // etcd cancels the watch when its member loses the leader (a partitioned member would
+      // otherwise keep the stream open and silent).
+      RequireLeader(*context);
+      {
+        std::lock_guard lock(mu);
+        if (stopping) break;
+        watch_context = context;
+      }
+      auto stream = endpoints[idx].watch->Watch(context.get());
+      pb::WatchRequest request;
+      pb::WatchCreateRequest* create = request.mutable_create_request();
+      create->set_key(range->first);
+      create->set_range_end(range->second);
+      create->set_start_revision(next);
+      create->set_prev_kv(true);
+      create->set_progress_notify(true);
+      pb::WatchResponse response;
+      if (stream->Write(request)) {
+        while (stream->Read(&response)) {
+          SawRevision(response.header().revision());
+          if (response.canceled()) {
+            if (response.compact_revision() > 0) {
+              std::fprintf(stderr,
+                           "tenure etcd store: watch resume at revision %lld failed, etcd "
+                           "compacted to %lld: watchers miss the events in between\n",
+                           static_cast<long long>(next),
+                           static_cast<long long>(response.compact_revision()));
+              next = response.compact_revision();
+            }
+            break;
+          }
+          if (response.events_size() == 0) continue;
+          std::vector<Event> events;
+          events.reserve(static_cast<size_t>(response.events_size()));
+          for (const mvccpb::Event& e : response.events()) events.push_back(ToEvent(e));
+          next = events.back().kv.mod_revision + 1;
+          hub->Publish(std::move(events));
+        }
+      }
+      context->TryCancel();
+      (void)stream->Finish();
+      {
+        std::unique_lock lock(mu);
+        watch_context.reset();
+        if (stopping) break;
+        MoveAwayFrom(static_cast<size_t>(idx));
+        cv.wait_for(lock, kReconnectPause, [&] { return stopping; });
+      }
+    }
+  }
+
+  Event ToEvent(const mvccpb::Event& e) const {
+    Event event;
+    event.kv = ToKeyValue(e.kv());
+    if (e.type() == mvccpb::Event::DELETE) {
+      event.type = Event::Type::kDeleted;
+      event.kv.value = e.prev_kv().value();
+      event.kv.create_revision = e.prev_kv().create_revision();
+    } else {
+      event.type = e.kv().version() == 1 ? Event::Type::kCreated : Event::Type::kUpdated;
+    }
+    return event;
+  }
+
+  // --- compaction (kube-apiserver's storage/etcd3/compact.go) ------------------------------------
+
+  // One round: claims this interval's compaction through the version of compact_rev_key
+  // (expected `*version`), noting the current revision there; on success compacts `*revision`,
+  // the one noted an interval ago. Updates both for the next round.
+  void CompactRound(int64_t* version, int64_t* revision) {
+    static const std::string kCompactRevKey = "compact_rev_key";
+    pb::TxnRequest txn;
+    pb::Compare* cmp = txn.add_compare();
+    cmp->set_key(kCompactRevKey);
+    cmp->set_target(pb::Compare::VERSION);
+    cmp->set_result(pb::Compare::EQUAL);
+    cmp->set_version(*version);
+    pb::PutRequest* put = txn.add_success()->mutable_request_put();
+    put->set_key(kCompactRevKey);
+    put->set_value(std::to_string(*revision));
+    AddRange(txn.mutable_failure(), kCompactRevKey);
+    pb::TxnResponse response;
+    grpc::Status s = Read([&](pb::KV::Stub& kv, grpc::ClientContext& context) {
+      return kv.Txn(&context, txn, &response);
+    });
+    if (!s.ok()) return;  // try again next interval with the same expectations
+    int64_t to_compact = *revision;
+    *revision = response.header().revision();
+    if (!response.succeeded()) {
+      // Another replica (or apiserver) compacts this interval; follow its count.
+      if (response.responses_size() > 0 && response.responses(0).response_range().kvs_size() > 0) {
+        *version = response.responses(0).response_range().kvs(0).version();
+      }
+      return;
+    }
+    ++*version;
+    if (to_compact == 0) return;  // nothing noted yet: no compaction on bootstrap
+    pb::CompactionRequest request;
+    request.set_revision(to_compact);
+    pb::CompactionResponse ignored;
+    (void)Read([&](pb::KV::Stub& kv, grpc::ClientContext& context) {
+      return kv.Compact(&context, request, &ignored);
+    });
+  }
+
+  void RunCompactor(std::stop_token stop) {
+    pthread_setname_np(pthread_self(), "etcd-compact");
+    int64_t version = 0;
+    int64_t revision = 0;
+    while (options.clock->SleepFor(options.compaction_interval, stop)) {
+      CompactRound(&version, &revision);
+    }
+  }
+
+  void Shutdown() {
+    if (compactor.joinable()) {
+      compactor.request_stop();
+      compactor.join();
+    }
+    {
+      std::unique_lock lock(mu);
+      stopping = true;
+      if (watch_context) watch_context->TryCancel();
+      cv.notify_all();
+    }
+    // Writes being sent end by their deadline at the latest.
+    for (std::thread& writer : writers) writer.join();
+    if (feeder.joinable()) feeder.join();
+    if (hub) hub->Shutdown();
+  }
+};
+
+Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& options) {
+  if (options.prefix.find('\0') != std::string::npos) {
+    return Status::BadRequest("etcd store: prefix contains a NUL byte");
+  }
+  if (options.list_page_size <= 0)
+    return Status::BadRequest("etcd store: list page size must be positive");
+  if (options.request_timeout <= std::chrono::milliseconds(0)) {
+    return Status::BadRequest("etcd store: request timeout must be positive");
+  }
+  if (options.compaction_interval < std::chrono::nanoseconds(0)) {
+    return Status::BadRequest("etcd store: compaction interval must not be negative");
+  }
+  auto impl = std::make_shared<Impl>(options);
+  if (!impl->options.clock) impl->options.clock = Clock::Real();
+  if (Status s = impl->Connect(); !s.ok()) return s;
+  auto revision = impl->FetchRevision();
+  if (!revision.ok()) {
+    return Status(revision.status().reason(),
+                  "etcd store: cannot reach any endpoint: " + revision.status().message());
+  }
+  impl->hub = std::make_unique<WatchHub>(options.watch_history_capacity, *revision);
+  for (size_t n = 0; n < std::max<size_t>(1, options.max_writes_in_flight); ++n) {
+    impl->writers.emplace_back([i = impl.get()] { i->RunWriter(); });
+  }
+  impl->feeder = std::thread([i = impl.get(), r = *revision] { i->RunFeeder(r); });
+  if (options.compaction_interval > std::chrono::nanoseconds(0)) {
+    impl->compactor =
+        std::jthread([i = impl.get()](std::stop_token stop) { i->RunCompactor(stop); });
+  }
+  return std::unique_ptr<EtcdStore>(new EtcdStore(std::move(impl)));
+}
+
+EtcdStore::EtcdStore(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+EtcdStore::~EtcdStore() { impl_->Shutdown(); }
+
+Result<KeyValue> EtcdStore::Get(std::string_view key) {
+  auto etcd_key = impl_->EtcdKey(key);
+  if (!etcd_key.ok()) return etcd_key.status();
+  pb::RangeRequest request;
+  request.set_key(*etcd_key);
+  auto response = impl_->Range(std::move(request));
+  if (!response.ok()) return response.status();
+  if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
+  return impl_->ToKeyValue(response->kvs(0));
+}
+
+Result<ListResult> EtcdStore::List(std::string_view prefix) {
+  ListResult result;
+  auto range = impl_->EtcdRange(prefix);
+  if (!range) {
+    auto revision = impl_->FetchRevision();
+    if (!revision.ok()) return revision.status();
+    result.revision = *revision;
+    return result;
+  }
+  // Pages of one snapshot: the first page fixes the revision, the next ones read at it.
+  std::string start = range->first;
+  while (true) {
+    pb::RangeRequest request;
+    request.set_key(start);
+    request.set_range_end(range->second);
+    request.set_limit(impl_->options.list_page_size);
+    request.set_revision(result.revision);
+    auto response = impl_->Range(std::move(request));
+    if (!response.ok()) return response.status();
+    if (result.revision == 0) result.revision = response->header().revision();
+    for (const mvccpb::KeyValue& kv : response->kvs())
+      result.items.push_back(impl_->ToKeyValue(kv));
+    if (!response->more() || response->kvs_size() == 0) break;
+    start = response->kvs(response->kvs_size() - 1).key() + std::string(1, '\0');
+  }
+  return result;
+}
+
+int64_t EtcdStore::CurrentRevision() {
+  auto revision = impl_->FetchRevision();
+  return revision.ok() ? *revision : impl_->last_seen_revision.load();
+}
+
+void EtcdStore::Write(WriteOp op, WriteCallback done) {
+  impl_->Write(std::move(op), std::move(done));
+}
+
+Result<std::unique_ptr<WatchHandle>> EtcdStore::Watch(std::string_view prefix,
+                                                      int64_t from_revision,
+                                                      EventCallback on_events) {
+  if (from_revision < 0) return Status::BadRequest("negative resource version");
+  if (from_revision == 0) {
+    auto revision = impl_->FetchRevision();
+    if (!revision.ok()) return revision.status();
+    from_revision = *revision;
+  } else {
+    // etcd's history is the authority on what was compacted (the hub may still hold more).
+    pb::RangeRequest request;
+    request.set_key(impl_->options.prefix.empty() ? std::string(1, '\0') : impl_->options.prefix);
+    request.set_limit(1);
+    request.set_count_only(true);
+    request.set_revision(from_revision);
+    auto response = impl_->Range(std::move(request));
+    if (!response.ok() && response.status().IsGone()) {
+      return Status::Gone("too old resource version: " + std::to_string(from_revision) +
+                          " (compacted in etcd)");
+    }
+    // A future revision is fine (the hub filters up to it); other failures are the caller's.
+    if (!response.ok() && response.status().reason() != Reason::kBadRequest) {
+      return response.status();
+    }
+  }
+  return impl_->hub->Watch(prefix, from_revision, std::move(on_events));
+}
+
+Status EtcdStore::Compact(int64_t revision) {
+  pb::CompactionRequest request;
+  request.set_revision(revision);
+  request.set_physical(true);
+  pb::CompactionResponse response;
+  grpc::Status s = impl_->Read([&](pb::KV::Stub& kv, grpc::ClientContext& context) {
+    return kv.Compact(&context, request, &response);
+  });
+  if (!s.ok()) return FromGrpc(s, "compact", false);
+  return Status::Ok();
+}
+
+std::string EtcdStore::CurrentEndpoint() const {
+  return impl_->endpoints[impl_->current.load()].url;
+}
+
+}  // namespace tenure::store

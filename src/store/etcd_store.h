@@ -1,0 +1,102 @@
+// EtcdStore: the Store contract on an etcd v3 cluster (etcd's gRPC API), as kube-apiserver keeps
+// its objects: several tenure replicas on one etcd cluster share one store.
+//
+// Mapping:
+// - Store keys live under "/registry" (ResourceApi's layout). In etcd that root is replaced by
+//   `prefix` (default "/registry", so etcd keys are "/registry/<resource>/<ns>/<name>"); store
+//   keys outside "/registry" are rejected with BadRequest.
+// - The store revision is etcd's revision; an object's mod_revision is its resourceVersion.
+// - Create is Txn(create_revision == 0 → put), Update/Delete with an expected revision
+//   Txn(mod_revision == expected → put/delete), unconditional ones Txn(create_revision > 0 → ...).
+//   A failed compare answers AlreadyExists, NotFound or Conflict like SqliteStore. Reads are
+//   linearizable: they see every write acknowledged by any replica.
+// - Watches come from etcd, never from local writes: ONE etcd watch on the whole prefix (with
+//   prev_kv, so DELETED events carry the last value) feeds a WatchHub that fans out to every
+//   Store::Watch. The hub's history starts at Open. A watch from a revision older than the hub's
+//   history or compacted in etcd fails with Gone. Other writers of the prefix must write one key
+//   per revision (tenure replicas do): the hub keeps one event per revision.
+//
+// Failures: every operation has a deadline (request_timeout). Reads retry on another endpoint
+// until it. A write is retried on another endpoint only when it was certainly not applied (no
+// endpoint connected yet, or etcd answered "no leader"); once sent, a lost connection or a
+// timeout fails it with ServiceUnavailable or Timeout saying that it may have been applied,
+// never with a guessed result. The hub's etcd watch reconnects to any live endpoint and resumes
+// after the last delivered revision, so watchers see no gap or duplicate across a member's death
+// (unless etcd compacted past that revision meanwhile: then the gap is logged to stderr).
+// TLS: endpoints "https://..." use ca_file to verify etcd and cert_file/key_file (optional) as
+// client certificate.
+// Threads: max_writes_in_flight writer threads send Txns with gRPC's blocking API and run the
+// write callbacks; concurrent writes may be applied in any order. Event callbacks run on the
+// WatchHub dispatcher. Both may call into the store but must not block (no WriteSync). Get, List
+// and CurrentRevision block for one etcd round trip. The destructor fails queued writes with
+// ServiceUnavailable (unsent), waits for the ones being sent (bounded by their deadline) and stops
+// the watch; WatchHandles may outlive the store.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/store.h"
+#include "tenure/clock.h"
+#include "tenure/status.h"
+
+namespace tenure::store {
+
+struct EtcdStoreOptions {
+  // "http://host:port", "https://host:port" or "host:port" (plain); at least one.
+  std::vector<std::string> endpoints;
+  std::string prefix = "/registry";
+  std::string ca_file;    // required for https endpoints
+  std::string cert_file;  // client certificate (with key_file), optional
+  std::string key_file;
+  std::chrono::milliseconds request_timeout{5000};  // one operation, failover included
+  size_t watch_history_capacity = 100000;
+  // Writes sent at once (one writer thread each); more wait in a queue.
+  size_t max_writes_in_flight = 32;
+  // Keys per Range request of a List (all pages read the same revision).
+  int64_t list_page_size = 1000;
+  // etcd keeps every revision until compacted. Like kube-apiserver (--etcd-compaction-interval,
+  // same "compact_rev_key" protocol, so replicas and apiservers on one etcd agree), every
+  // interval the revision noted one interval earlier is compacted, once per interval across all
+  // replicas. Zero: never (someone else must compact, or etcd fills its quota).
+  std::chrono::nanoseconds compaction_interval = std::chrono::minutes(5);
+  std::shared_ptr<Clock> clock;  // paces compaction; null: the real clock
+};
+
+// Splits "URL,URL,..." (spaces ignored); BadRequest when empty or an item is not an endpoint.
+Result<std::vector<std::string>> ParseEtcdEndpoints(std::string_view text);
+
+class EtcdStore : public Store {
+ public:
+  // Connects (waiting up to request_timeout for a first endpoint) and starts the watch.
+  static Result<std::unique_ptr<EtcdStore>> Open(const EtcdStoreOptions& options);
+  ~EtcdStore() override;
+
+  EtcdStore(const EtcdStore&) = delete;
+  EtcdStore& operator=(const EtcdStore&) = delete;
+
+  Result<KeyValue> Get(std::string_view key) override;
+  Result<ListResult> List(std::string_view prefix) override;
+  // Asks etcd (the store's revision includes every replica's writes). 0 when unreachable.
+  int64_t CurrentRevision() override;
+  void Write(WriteOp op, WriteCallback done) override;
+  Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
+                                             EventCallback on_events) override;
+
+  // Compacts etcd's history before `revision` (all keys of the cluster, not just the prefix).
+  Status Compact(int64_t revision);
+  // The endpoint the store currently sends requests to.
+  std::string CurrentEndpoint() const;
+
+  struct Impl;
+
+ private:
+  explicit EtcdStore(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tenure::store

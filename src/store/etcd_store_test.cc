@@ -1,0 +1,364 @@
+// EtcdStore beyond the shared Store contract (store_conformance_test.cc): endpoint parsing, key
+// layout, several stores on one cluster (tenure replicas), failover when a member dies, TLS.
+#include "store/etcd_store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <set>
+
+#include "store/store_test_util.h"
+#include "store/testing/etcd_test_cluster.h"
+#include "tenure/fake_clock.h"
+
+namespace tenure::store {
+namespace {
+
+using test_util::Collector;
+using test_util::Create;
+using test_util::TempDir;
+using test_util::Update;
+
+std::string UniquePrefix(const std::string& name) {
+  static int n = 0;
+  return "/etcd-store-test-" + std::to_string(getpid()) + "-" + name + "-" + std::to_string(n++);
+}
+
+std::unique_ptr<EtcdStore> MustOpen(const EtcdStoreOptions& options) {
+  auto store = EtcdStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(ParseEtcdEndpointsTest, AcceptsListsAndRejectsGarbage) {
+  auto ok = ParseEtcdEndpoints("http://127.0.0.1:2379, https://10.0.0.1:2379,etcd-0:2379");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ((*ok)[1], "https://10.0.0.1:2379");
+  for (const char* bad :
+       {"", " , ", "ftp://h:1", "http://host", "http://host:port", "http://h:1/path", ":2379"}) {
+    auto r = ParseEtcdEndpoints(bad);
+    EXPECT_EQ(r.status().reason(), Reason::kBadRequest) << bad;
+  }
+}
+
+TEST(EtcdStoreTest, OpenFailsWithinTheDeadlineWhenNothingListens) {
+  EtcdStoreOptions options;
+  options.endpoints = {"http://127.0.0.1:1"};
+  options.request_timeout = std::chrono::milliseconds(300);
+  auto start = std::chrono::steady_clock::now();
+  auto store = EtcdStore::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_TRUE(store.status().reason() == Reason::kServiceUnavailable ||
+              store.status().reason() == Reason::kTimeout)
+      << store.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  options.endpoints = {};
+  EXPECT_EQ(EtcdStore::Open(options).status().reason(), Reason::kBadRequest);
+}
+
+class EtcdSingleMemberTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto cluster = testing::EtcdTestCluster::Start({});
+    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+    cluster_ = std::move(*cluster).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  EtcdStoreOptions Options(const std::string& prefix) {
+    EtcdStoreOptions options;
+    if (cluster_ != nullptr) options.endpoints = cluster_->ClientUrls();
+    options.prefix = prefix;
+    return options;
+  }
+  static testing::EtcdTestCluster* cluster_;
+};
+testing::EtcdTestCluster* EtcdSingleMemberTest::cluster_ = nullptr;
+
+TEST_F(EtcdSingleMemberTest, KeysLiveUnderThePrefixInEtcd) {
+  std::string prefix = UniquePrefix("layout");
+  auto store = MustOpen(Options(prefix));
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->WriteSync(Create("/registry/leases/ns/name", "v")).ok());
+  auto outside = store->WriteSync(Create("/elsewhere/x", "v"));
+  EXPECT_EQ(outside.status().reason(), Reason::kBadRequest);
+  // A store with an empty prefix sees raw etcd keys (below its "/registry" root).
+  auto raw = MustOpen(Options(""));
+  ASSERT_NE(raw, nullptr);
+  auto got = raw->Get("/registry" + prefix + "/leases/ns/name");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->value, "v");
+  // Another prefix is another key space.
+  auto other = MustOpen(Options(UniquePrefix("other")));
+  ASSERT_NE(other, nullptr);
+  EXPECT_TRUE(other->Get("/registry/leases/ns/name").status().IsNotFound());
+  auto listed = other->List("/registry/");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->items.empty());
+}
+
+TEST_F(EtcdSingleMemberTest, ListPagesThroughOneSnapshot) {
+  EtcdStoreOptions options = Options(UniquePrefix("pages"));
+  options.list_page_size = 7;
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  constexpr int kKeys = 60;  // several pages
+  struct Progress {
+    std::atomic<int> acknowledged{0};
+    std::atomic<int> failed{0};
+    std::promise<void> all_written;
+  };
+  // Shared with the callbacks, so that a late one finds it alive even if the test failed early.
+  auto progress = std::make_shared<Progress>();
+  for (int i = 0; i < kKeys; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/registry/many/%05d", i);
+    store->Write(Create(name, "v"), [progress](Result<KeyValue> r) {
+      if (!r.ok()) progress->failed++;
+      if (progress->acknowledged.fetch_add(1) + 1 == kKeys) progress->all_written.set_value();
+    });
+  }
+  ASSERT_EQ(progress->all_written.get_future().wait_for(test_util::kDeadline),
+            std::future_status::ready);
+  ASSERT_EQ(progress->failed.load(), 0);
+  ASSERT_TRUE(store->WriteSync(Create("/registry/many/~last", "v")).ok());
+  auto listed = store->List("/registry/many/");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->items.size(), static_cast<size_t>(kKeys + 1));
+  for (size_t i = 1; i < listed->items.size(); ++i) {
+    EXPECT_LT(listed->items[i - 1].key, listed->items[i].key);
+  }
+}
+
+// Two stores on one cluster are two tenure replicas: each sees the other's writes, in watches too.
+TEST_F(EtcdSingleMemberTest, ReplicasShareObjectsRevisionsAndWatches) {
+  std::string prefix = UniquePrefix("replicas");
+  auto a = MustOpen(Options(prefix));
+  auto b = MustOpen(Options(prefix));
+  ASSERT_TRUE(a && b);
+  Collector on_b;
+  auto watch = b->Watch("/registry/leases/", 0, on_b.Callback());
+  ASSERT_TRUE(watch.ok()) << watch.status().ToString();
+  auto created = a->WriteSync(Create("/registry/leases/ns/l", "1"));
+  ASSERT_TRUE(created.ok());
+  ASSERT_TRUE(on_b.WaitForRevision(created->mod_revision));
+  EXPECT_EQ(b->CurrentRevision(), created->mod_revision);
+  // b's compare-and-swap with the revision a handed out.
+  auto updated = b->WriteSync(Update("/registry/leases/ns/l", "2", created->mod_revision));
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  auto stale = a->WriteSync(Update("/registry/leases/ns/l", "3", created->mod_revision));
+  EXPECT_TRUE(stale.status().IsConflict());
+  ASSERT_TRUE(on_b.WaitForRevision(updated->mod_revision));
+  EXPECT_EQ(on_b.events().size(), 2u);
+}
+
+// Every interval the revision noted one interval earlier is compacted (kube-apiserver's
+// protocol on compact_rev_key): a watch from before it is then Gone.
+TEST_F(EtcdSingleMemberTest, CompactsTheRevisionNotedOneIntervalEarlier) {
+  constexpr auto kInterval = std::chrono::minutes(5);
+  constexpr auto kRealWait = std::chrono::seconds(30);
+  auto clock = std::make_shared<FakeClock>();
+  EtcdStoreOptions options = Options(UniquePrefix("compact"));
+  options.compaction_interval = kInterval;
+  options.clock = clock;
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  auto first = store->WriteSync(Create("/registry/k/a", "1"));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(clock->WaitForSleepers(1, kRealWait));
+  clock->Advance(kInterval);  // notes the current revision, compacts nothing yet
+  ASSERT_TRUE(clock->WaitForSleepers(1, kRealWait));
+  Collector collector;
+  auto before = store->Watch("/registry/k/", first->mod_revision, collector.Callback());
+  EXPECT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_TRUE(store->WriteSync(Create("/registry/k/b", "2")).ok());
+  clock->Advance(kInterval);  // compacts the revision noted above (after `first`)
+  ASSERT_TRUE(clock->WaitForSleepers(1, kRealWait));
+  auto after = store->Watch("/registry/k/", first->mod_revision, collector.Callback());
+  EXPECT_TRUE(after.status().IsGone()) << after.status().ToString();
+  EXPECT_TRUE(store->Watch("/registry/k/", store->CurrentRevision(), collector.Callback()).ok());
+}
+
+// The CA signs a server certificate for 127.0.0.1 and a client certificate.
+struct TestPki {
+  TempDir dir;
+  bool Make() {
+    std::string d = dir.File("");
+    std::ofstream(dir.File("server.ext")) << "subjectAltName=IP:127.0.0.1\n"
+                                             "extendedKeyUsage=serverAuth,clientAuth\n";
+    std::ofstream(dir.File("client.ext")) << "extendedKeyUsage=clientAuth\n";
+    std::string script =
+        "cd '" + d +
+        "' && "
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+        "-keyout ca.key -out ca.crt -days 1 -subj /CN=tenure-test-ca && "
+        "for n in server client; do "
+        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout $n.key "
+        "-out $n.csr -subj /CN=$n && "
+        "openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $n.crt "
+        "-days 1 -extfile $n.ext || exit 1; done >/dev/null 2>&1";
+    return dir.ok() && std::system(script.c_str()) == 0;
+  }
+};
+
+TEST(EtcdTlsTest, ClientCertificateAndCaAreUsed) {
+  TestPki pki;
+  ASSERT_TRUE(pki.Make()) << "openssl failed";
+  testing::EtcdTestClusterOptions cluster_options;
+  cluster_options.server_cert_file = pki.dir.File("server.crt");
+  cluster_options.server_key_file = pki.dir.File("server.key");
+  cluster_options.client_ca_file = pki.dir.File("ca.crt");
+  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = (*cluster)->ClientUrls();
+  ASSERT_EQ(options.endpoints[0].rfind("https://", 0), 0u);
+  options.prefix = UniquePrefix("tls");
+  options.ca_file = pki.dir.File("ca.crt");
+  options.cert_file = pki.dir.File("client.crt");
+  options.key_file = pki.dir.File("client.key");
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  auto created = store->WriteSync(Create("/registry/leases/ns/tls", "v"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Collector collector;
+  auto watch = store->Watch("/registry/leases/", created->mod_revision - 1, collector.Callback());
+  ASSERT_TRUE(watch.ok());
+  ASSERT_TRUE(collector.WaitForRevision(created->mod_revision));
+
+  // Without the client certificate etcd refuses the connection.
+  options.cert_file.clear();
+  options.key_file.clear();
+  options.request_timeout = std::chrono::milliseconds(1000);
+  EXPECT_FALSE(EtcdStore::Open(options).ok());
+  // A key without its certificate is bad input.
+  options.key_file = pki.dir.File("client.key");
+  EXPECT_EQ(EtcdStore::Open(options).status().reason(), Reason::kBadRequest);
+}
+
+// kill -9 of the member a store talks to: the store fails over, no acknowledged write is lost,
+// and its watch resumes without gap or duplicate.
+TEST(EtcdFailoverTest, SurvivesTheDeathOfItsMember) {
+  testing::EtcdTestClusterOptions cluster_options;
+  cluster_options.members = 3;
+  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = (*cluster)->ClientUrls();
+  options.prefix = UniquePrefix("failover");
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  Collector collector;
+  auto watch = store->Watch("/registry/", 0, collector.Callback());
+  ASSERT_TRUE(watch.ok());
+
+  std::set<int64_t> acknowledged;
+  std::string key = "/registry/counters/c";
+  auto created = store->WriteSync(Create(key, "0"));
+  ASSERT_TRUE(created.ok());
+  acknowledged.insert(created->mod_revision);
+  int value = 0;
+  auto write_next = [&] {
+    auto r = store->WriteSync(Update(key, std::to_string(value + 1)));
+    if (r.ok()) {
+      ++value;
+      acknowledged.insert(r->mod_revision);
+    } else {
+      // An unknown outcome is reported as such, never as a wrong success.
+      EXPECT_TRUE(r.status().reason() == Reason::kServiceUnavailable ||
+                  r.status().reason() == Reason::kTimeout)
+          << r.status().ToString();
+    }
+    return r.ok();
+  };
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(write_next());
+
+  std::string used = store->CurrentEndpoint();
+  int victim = 0;
+  for (int i = 0; i < (*cluster)->size(); ++i) {
+    if ((*cluster)->ClientUrl(i) == used) victim = i;
+  }
+  (*cluster)->Kill(victim);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int successes = 0;
+  while (successes < 20 && std::chrono::steady_clock::now() < deadline) {
+    if (write_next()) ++successes;
+  }
+  ASSERT_EQ(successes, 20) << "writes did not resume after killing " << used;
+  EXPECT_NE(store->CurrentEndpoint(), used);
+
+  // Every acknowledged write is visible, reads included.
+  auto got = store->Get(key);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->mod_revision, *acknowledged.rbegin());
+  ASSERT_TRUE(collector.WaitForRevision(*acknowledged.rbegin()));
+  std::vector<int64_t> seen = collector.revisions();
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_LT(seen[i - 1], seen[i]);
+  std::set<int64_t> seen_set(seen.begin(), seen.end());
+  for (int64_t r : acknowledged) EXPECT_TRUE(seen_set.count(r)) << "watch missed revision " << r;
+  std::vector<Event> events = collector.events();
+  EXPECT_EQ(events.back().kv.value, got->value);
+}
+
+// A write sent to a member that then answers nothing has an unknown outcome: it fails with
+// Timeout saying so, never with a guessed result. After the member restarts (same data), the
+// store reconnects and its watch resumes after the last delivered revision.
+TEST(EtcdReconnectTest, UnknownOutcomeIsReportedAndTheWatchResumesAfterARestart) {
+  auto cluster = testing::EtcdTestCluster::Start({});
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = (*cluster)->ClientUrls();
+  options.prefix = UniquePrefix("reconnect");
+  options.request_timeout = std::chrono::seconds(2);  // the write to the paused member waits it out
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  Collector collector;
+  auto watch = store->Watch("/registry/", 0, collector.Callback());
+  ASSERT_TRUE(watch.ok());
+  auto first = store->WriteSync(Create("/registry/k/first", "1"));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+
+  (*cluster)->Pause(0);
+  auto unknown = store->WriteSync(Create("/registry/k/unknown", "2"));
+  (*cluster)->Resume(0);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().reason(), Reason::kTimeout) << unknown.status().ToString();
+  EXPECT_NE(unknown.status().message().find("may or may not have been applied"), std::string::npos);
+
+  (*cluster)->Kill(0);
+  // Once the store saw the connection go (a read fails over nowhere), a write is never sent.
+  EXPECT_EQ(store->Get("/registry/k/first").status().reason(), Reason::kServiceUnavailable);
+  auto down = store->WriteSync(Create("/registry/k/down", "3"));
+  EXPECT_EQ(down.status().reason(), Reason::kServiceUnavailable) << down.status().ToString();
+  EXPECT_NE(down.status().message().find("not applied"), std::string::npos);
+  ASSERT_TRUE((*cluster)->Restart(0).ok()) << (*cluster)->LogTail(0);
+
+  Result<KeyValue> after = Status::Unavailable("not tried");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!after.ok() && std::chrono::steady_clock::now() < deadline) {
+    after = store->WriteSync(Create("/registry/k/after", "4"));
+  }
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_TRUE(collector.WaitForRevision(after->mod_revision));
+  std::vector<Event> events = collector.events();
+  // first, possibly "unknown" (if etcd applied it once it woke up), then after: no gap, no repeat.
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.front().kv.key, "/registry/k/first");
+  EXPECT_EQ(events.back().kv.key, "/registry/k/after");
+  for (size_t i = 1; i < events.size(); ++i) {
+    EXPECT_LT(events[i - 1].kv.mod_revision, events[i].kv.mod_revision);
+  }
+  bool applied = store->Get("/registry/k/unknown").ok();
+  EXPECT_EQ(events.size(), applied ? 3u : 2u);
+}
+
+}  // namespace
+}  // namespace tenure::store
