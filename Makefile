@@ -35,10 +35,11 @@ test-asan: bootstrap
 
 test-tsan: bootstrap
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=thread > /dev/null
-	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test election_test library_server_test
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test election_test coordination_test library_server_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/store/store_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/server/server_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/election/election_test
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/coordination/coordination_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/tests/cpp/library_server_test
 
 bench: build

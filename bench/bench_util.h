@@ -102,9 +102,10 @@ inline LoopResult ClosedLoop(const std::string& label, const char* unit, int cli
   result.p50_ms = Percentile(all, 0.50);
   result.p99_ms = Percentile(all, 0.99);
   result.errors = errors.load();
-  std::printf("%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
-              label.c_str(), clients, result.rate, unit, result.p50_ms, result.p99_ms, all.size(),
-              result.errors, elapsed);
+  std::printf(
+      "%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
+      label.c_str(), clients, result.rate, unit, result.p50_ms, result.p99_ms, all.size(),
+      result.errors, elapsed);
   std::fflush(stdout);
   return result;
 }

@@ -2,7 +2,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "etcd_rpc.grpc.pb.h"
 
@@ -15,9 +17,11 @@ namespace pb = etcdserverpb;
 // times); `holder` changes per write so that every put carries a new value.
 std::string StoredLease(const std::string& name, const std::string& holder) {
   return "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{"
-         "\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"name\":\"" + name +
+         "\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"name\":\"" +
+         name +
          "\",\"namespace\":\"default\",\"uid\":\"7a1c7a36-2c1e-4d55-9b1f-6f4b1c0e2a11\"},"
-         "\"spec\":{\"acquireTime\":\"2026-01-01T00:00:00.000000Z\",\"holderIdentity\":\"" + holder +
+         "\"spec\":{\"acquireTime\":\"2026-01-01T00:00:00.000000Z\",\"holderIdentity\":\"" +
+         holder +
          "\",\"leaseDurationSeconds\":15,\"leaseTransitions\":0,"
          "\"renewTime\":\"2026-01-01T00:00:00.000000Z\"}}";
 }
@@ -55,12 +59,19 @@ struct CasClient {
 }  // namespace
 
 LoopResult EtcdGrpcCas(const std::string& target, const std::string& key_prefix, int clients,
-                       int seconds) {
-  return ClosedLoop("raw etcd CAS over gRPC", "txn", clients, seconds, [&](int i) -> Step {
-    auto c = std::make_shared<CasClient>();
+                       int seconds, int connections) {
+  // Channels made up front: client i uses channel i % connections (each its own TCP connection).
+  int count = connections > 0 ? std::min(connections, clients) : clients;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (int i = 0; i < count; ++i) {
     grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own per client
-    c->channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // not shared with the other channels
+    channels.push_back(grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
+  }
+  std::string label = "raw etcd CAS over gRPC (" + std::to_string(count) + " conns)";
+  return ClosedLoop(label, "txn", clients, seconds, [&](int i) -> Step {
+    auto c = std::make_shared<CasClient>();
+    c->channel = channels[static_cast<size_t>(i % count)];
     c->kv = pb::KV::NewStub(c->channel);
     c->name = "raw-" + std::to_string(clients) + "-" + std::to_string(i);
     c->key = key_prefix + c->name;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the server benchmark side by side with etcd (Debian's etcd-server, fsync on, data in a
-# temporary folder on the same disk) and prints both. Usage: bench/run_server_bench.sh [BUILD]
+# temporary folder on the same disk): tenure's lease updates and raw etcd compare-and-swap over
+# gRPC. Usage: bench/run_server_bench.sh [BUILD] [server_bench flags...]; with `--store etcd`
+# the benchmark's servers use this etcd too (server_bench --store etcd alone starts its own).
 set -euo pipefail
 build=${1:-build}
 etcd_dir=$(mktemp -d /tmp/tenure-bench-etcd-XXXXXX)

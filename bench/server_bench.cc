@@ -6,7 +6,7 @@
 // gRPC and tenure's lease updates with 1 and 2 replicas side by side, with the ratio.
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
-//                            [--store sqlite|etcd] [--etcd-port P]
+//                            [--store sqlite|etcd] [--etcd-port P] [--etcd-conns N]
 #include <stdlib.h>
 
 #include <algorithm>
@@ -41,10 +41,10 @@ namespace {
 
 using tenure::bench::ClosedLoop;
 using tenure::bench::LoopResult;
-using tenure::bench::Percentile;
-using tenure::bench::Step;
 using tenure::bench::PeakRssKiB;
+using tenure::bench::Percentile;
 using tenure::bench::RssKiB;
+using tenure::bench::Step;
 
 constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 
@@ -60,6 +60,7 @@ struct Flags {
   // Also measure raw etcd CAS over gRPC against the etcd on this loopback port (with --store
   // etcd, the servers use it too; 0: the benchmark starts its own).
   int etcd_port = 0;
+  int etcd_conns = 0;      // raw etcd CAS: gRPC connections shared by the clients (0: one each)
   int server_threads = 0;  // in-process server's I/O threads (0: its default)
 };
 
@@ -67,14 +68,16 @@ struct Bench {
   Endpoint endpoint;
   std::string token;
 
-  std::vector<std::pair<std::string, std::string>> Headers(const char* type = "application/json") const {
+  std::vector<std::pair<std::string, std::string>> Headers(
+      const char* type = "application/json") const {
     return {{"Authorization", "Bearer " + token}, {"Content-Type", type}};
   }
 };
 
 std::string LeaseBody(const std::string& name, const std::string& holder, const std::string& rv) {
-  std::string body = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name +
-                     "\",\"namespace\":\"default\"";
+  std::string body =
+      "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" +
+      name + "\",\"namespace\":\"default\"";
   if (!rv.empty()) body += ",\"resourceVersion\":\"" + rv + "\"";
   body += "},\"spec\":{\"holderIdentity\":\"" + holder +
           "\",\"leaseDurationSeconds\":15,\"renewTime\":\"2026-01-01T00:00:00.000000Z\"}}";
@@ -89,8 +92,8 @@ LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& 
                          const std::string& name_prefix, int clients, int seconds) {
   return ClosedLoop(label, "updates", clients, seconds, [&](int i) -> Step {
     const Bench& bench = replicas[static_cast<size_t>(i) % replicas.size()];
-    const std::string headers = "Authorization: Bearer " + bench.token +
-                                "\r\nContent-Type: application/json\r\n";
+    const std::string headers =
+        "Authorization: Bearer " + bench.token + "\r\nContent-Type: application/json\r\n";
     auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
     std::string name = name_prefix + std::to_string(clients) + "-" + std::to_string(i);
     auto created = c->Request("POST", kLeases, headers, LeaseBody(name, name, ""));
@@ -98,8 +101,8 @@ LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& 
     if (created.status != 201 || rv.empty()) return nullptr;
     std::string target = std::string(kLeases) + "/" + name;
     return [c, name, target, rv, headers](long n) mutable {
-      auto reply = c->Request("PUT", target, headers,
-                              LeaseBody(name, name + "-" + std::to_string(n), rv));
+      auto reply =
+          c->Request("PUT", target, headers, LeaseBody(name, name + "-" + std::to_string(n), rv));
       std::string_view new_rv = bench::JsonStringField(reply.body, "resourceVersion");
       if (reply.status != 200 || new_rv.empty()) return false;
       rv = new_rv;
@@ -126,9 +129,10 @@ void WatchFanOut(const Bench& bench, int watchers) {
   for (int i = 0; i < watchers; ++i) {
     threads.emplace_back([&, i] {
       HttpConnection w(bench.endpoint);
-      auto head = w.StartStream(std::string(kLeases) +
-                                    "?watch=true&fieldSelector=metadata.name%3Dfanout&resourceVersion=" + rv,
-                                bench.Headers(), std::chrono::seconds(60));
+      auto head = w.StartStream(
+          std::string(kLeases) +
+              "?watch=true&fieldSelector=metadata.name%3Dfanout&resourceVersion=" + rv,
+          bench.Headers(), std::chrono::seconds(60));
       ++ready;
       if (!head.ok() || head->status != 200) return;
       auto line = w.ReadLine(std::chrono::seconds(60));
@@ -146,10 +150,12 @@ void WatchFanOut(const Bench& bench, int watchers) {
   for (auto& t : threads) t.join();
   std::vector<double> got;
   for (int i = 0; i < received.load(); ++i) got.push_back(arrival[static_cast<size_t>(i)]);
-  std::printf("watch fan-out to %d watchers: %d received, p50 %.1f ms, last %.1f ms after the write was sent (write status %d)\n",
-              watchers, received.load(), Percentile(got, 0.5),
-              got.empty() ? 0.0 : *std::max_element(got.begin(), got.end()),
-              reply.ok() ? reply->status : -1);
+  std::printf(
+      "watch fan-out to %d watchers: %d received, p50 %.1f ms, last %.1f ms after the write was "
+      "sent (write status %d)\n",
+      watchers, received.load(), Percentile(got, 0.5),
+      got.empty() ? 0.0 : *std::max_element(got.begin(), got.end()),
+      reply.ok() ? reply->status : -1);
 }
 
 void ManyLeases(const Bench& bench, int leases) {
@@ -177,8 +183,10 @@ void ManyLeases(const Bench& bench, int leases) {
   double list_ms = std::chrono::duration<double, std::milli>(Clock::now() - list_start).count();
   std::printf("%d leases stored in %.1fs (%d failed); list all: %.0f ms, %zu bytes\n", leases,
               elapsed, failed.load(), list_ms, list.ok() ? list->body.size() : 0);
-  std::printf("memory: RSS %ld MiB before, %ld MiB after, peak %ld MiB (server and benchmark clients in one process)\n",
-              before / 1024, RssKiB() / 1024, PeakRssKiB() / 1024);
+  std::printf(
+      "memory: RSS %ld MiB before, %ld MiB after, peak %ld MiB (server and benchmark clients in "
+      "one process)\n",
+      before / 1024, RssKiB() / 1024, PeakRssKiB() / 1024);
 }
 
 std::vector<int> ParseList(const char* text) {
@@ -192,8 +200,8 @@ std::vector<int> ParseList(const char* text) {
 // Starts an in-process server on `data_dir` (replicas share it: same CA and token) with the
 // store `flags` name; etcd_url is the etcd for --store etcd.
 tenure::Result<std::unique_ptr<tenure::server::Server>> StartServer(const Flags& flags,
-                                                                   const std::string& data_dir,
-                                                                   const std::string& etcd_url) {
+                                                                    const std::string& data_dir,
+                                                                    const std::string& etcd_url) {
   tenure::server::ServerOptions options;
   options.data_dir = data_dir;
   options.port = 0;
@@ -226,7 +234,8 @@ int EtcdSideBySide(const Flags& flags, const Bench& first, const std::string& da
   std::vector<Row> rows;
   for (int clients : flags.clients) {
     Row row{clients, {}, {}, {}};
-    row.raw = tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds);
+    row.raw =
+        tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds, flags.etcd_conns);
     row.one = CasThroughput({first}, "tenure on etcd, 1 replica", "one-", clients, flags.seconds);
     auto second = StartServer(flags, data_dir, etcd_url);
     if (!second.ok()) {
@@ -260,15 +269,26 @@ int main(int argc, char** argv) {
   Flags flags;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--seconds") flags.seconds = std::atoi(argv[i + 1]);
-    else if (flag == "--clients") flags.clients = ParseList(argv[i + 1]);
-    else if (flag == "--watchers") flags.watchers = std::atoi(argv[i + 1]);
-    else if (flag == "--leases") flags.leases = std::atoi(argv[i + 1]);
-    else if (flag == "--data-dir") flags.external_dir = argv[i + 1];
-    else if (flag == "--port") flags.external_port = std::atoi(argv[i + 1]);
-    else if (flag == "--store") flags.store = argv[i + 1];
-    else if (flag == "--etcd-port") flags.etcd_port = std::atoi(argv[i + 1]);
-    else if (flag == "--server-threads") flags.server_threads = std::atoi(argv[i + 1]);
+    if (flag == "--seconds")
+      flags.seconds = std::atoi(argv[i + 1]);
+    else if (flag == "--clients")
+      flags.clients = ParseList(argv[i + 1]);
+    else if (flag == "--watchers")
+      flags.watchers = std::atoi(argv[i + 1]);
+    else if (flag == "--leases")
+      flags.leases = std::atoi(argv[i + 1]);
+    else if (flag == "--data-dir")
+      flags.external_dir = argv[i + 1];
+    else if (flag == "--port")
+      flags.external_port = std::atoi(argv[i + 1]);
+    else if (flag == "--etcd-conns")
+      flags.etcd_conns = std::atoi(argv[i + 1]);
+    else if (flag == "--store")
+      flags.store = argv[i + 1];
+    else if (flag == "--etcd-port")
+      flags.etcd_port = std::atoi(argv[i + 1]);
+    else if (flag == "--server-threads")
+      flags.server_threads = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -325,11 +345,12 @@ int main(int argc, char** argv) {
   if (flags.store == "etcd") {
     rc = EtcdSideBySide(flags, bench, tmpl, etcd_url);
   } else {
-    for (int clients : flags.clients) CasThroughput({bench}, "lease CAS over TLS", "cas-", clients, flags.seconds);
+    for (int clients : flags.clients)
+      CasThroughput({bench}, "lease CAS over TLS", "cas-", clients, flags.seconds);
     if (!etcd_url.empty()) {
       const std::string target = etcd_url.substr(etcd_url.find("://") + 3);
       for (int clients : flags.clients) {
-        tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds);
+        tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds, flags.etcd_conns);
       }
     }
   }

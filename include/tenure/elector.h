@@ -11,6 +11,8 @@
 // Beyond client-go:
 // - Watch: when the lock supports it, a follower does not poll. It wakes when the record
 //   changes (a released lease is taken at once) or when the observed lease expires.
+// - A leader whose watch shows a write naming another holder (an operator's forced release, a
+//   controller's assignment) ends its term at once, not at its next failed renewal.
 // - Fencing: each term has a token, the lock version of the write that started it; tokens
 //   strictly increase across terms, also when the same identity leads again.
 // - Stop before anyone can take over: the term's stop token fires at the latest at

@@ -62,8 +62,9 @@ int RunRelease(const ReleaseFlags& flags) {
     if (!flags.force) {
       std::cerr << "tenure release: " << what << " is held by " << holder << ".\n"
                 << "Refusing without --force: clearing the holder lets a waiting candidate take over at\n"
-                << "once, while " << holder << " may keep acting as leader until its next renewal fails\n"
-                << "(at most its renew deadline). Use it when the holder is gone or stuck; to make a\n"
+                << "once. A tenure leader sees the change on its watch and stops at once; a client-go\n"
+                << "style leader keeps acting until its next renewal fails (at most its renew deadline).\n"
+                << "Use it when the holder is gone or stuck; to make a\n"
                 << "healthy leader step down, stop it instead (with release on cancel).\n";
       return 2;
     }

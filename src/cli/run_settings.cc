@@ -230,7 +230,7 @@ const std::vector<RunKnob>& RunKnobs() {
       {"context", "kubeconfig context (default: current)", false, SetString<&RunSettings::context>},
       {"servers",
        "API server URL(s) replacing the kubeconfig's, comma-separated: replicas of one server "
-       "tried in turn when one fails (also --server)",
+       "(same CA and credentials) tried in turn when one fails",
        false, SetString<&RunSettings::servers>},
       {"coordinated", "Coordinated leader election (LeaseCandidate; the server picks the leader)",
        true, SetBool<&RunSettings::coordinated>},

@@ -41,6 +41,7 @@ readyOnlyWhileLeader: true
 listen: 127.0.0.1:9090
 kubeconfig: /tmp/kc
 context: kind
+servers: https://10.0.0.1:6443,https://10.0.0.2:6443
 coordinated: true
 binaryVersion: 1.34.0
 emulationVersion: 1.33.0
@@ -66,6 +67,7 @@ const std::map<std::string, std::string> kEnv = {
     {"TENURE_LISTEN", "127.0.0.1:9090"},
     {"TENURE_KUBECONFIG", "/tmp/kc"},
     {"TENURE_CONTEXT", "kind"},
+    {"TENURE_SERVERS", "https://10.0.0.1:6443,https://10.0.0.2:6443"},
     {"TENURE_COORDINATED", "true"},
     {"TENURE_BINARY_VERSION", "1.34.0"},
     {"TENURE_EMULATION_VERSION", "1.33.0"},
@@ -91,6 +93,7 @@ const std::map<std::string, std::string> kFlags = {
     {"listen", "127.0.0.1:9090"},
     {"kubeconfig", "/tmp/kc"},
     {"context", "kind"},
+    {"servers", "https://10.0.0.1:6443,https://10.0.0.2:6443"},
     {"coordinated", "true"},
     {"binaryVersion", "1.34.0"},
     {"emulationVersion", "1.33.0"},
@@ -117,6 +120,7 @@ RunSettings Expected() {
   s.listen = "127.0.0.1:9090";
   s.kubeconfig = "/tmp/kc";
   s.context = "kind";
+  s.servers = "https://10.0.0.1:6443,https://10.0.0.2:6443";
   s.coordinated = true;
   s.binary_version = "1.34.0";
   s.emulation_version = "1.33.0";

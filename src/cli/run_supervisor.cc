@@ -152,9 +152,9 @@ class Supervisor {
 };
 
 Status Supervisor::Setup() {
-  ClusterOptions options{.kubeconfig = settings_.kubeconfig, .context = settings_.context};
-  if (!settings_.servers.empty()) options.servers = {settings_.servers};
-  auto cluster = Cluster::Connect(options);
+  ClusterOptions cluster_options{.kubeconfig = settings_.kubeconfig, .context = settings_.context};
+  if (!settings_.servers.empty()) cluster_options.servers = {settings_.servers};
+  auto cluster = Cluster::Connect(cluster_options);
   if (!cluster.ok()) return cluster.status();
   cluster_ = *cluster;
   namespace_ =

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -34,8 +36,13 @@ class StandIn {
   }
   ~StandIn() {
     shutdown(fd_, SHUT_RDWR);
-    close(fd_);
     thread_.join();
+    {
+      std::lock_guard lock(mu_);
+      for (int c : open_) shutdown(c, SHUT_RDWR);
+    }
+    for (auto& t : handlers_) t.join();
+    close(fd_);
   }
   uint16_t port() const { return port_; }
   int requests() const { return requests_.load(); }
@@ -45,6 +52,15 @@ class StandIn {
     for (;;) {
       int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
+      std::lock_guard lock(mu_);
+      open_.push_back(c);
+      handlers_.emplace_back([this, c] { Handle(c); });
+    }
+  }
+
+  // One connection: keep-alive requests until the client or the stand-in hangs up.
+  void Handle(int c) {
+    {
       std::string in;
       char buf[4096];
       for (;;) {
@@ -66,14 +82,19 @@ class StandIn {
                             std::to_string(body.size()) + "\r\n\r\n" + body;
         if (write(c, reply.data(), reply.size()) < 0) break;
       }
-      close(c);
     }
+    std::lock_guard lock(mu_);
+    std::erase(open_, c);
+    close(c);
   }
 
   bool hang_up_;
   int fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<int> requests_{0};
+  std::mutex mu_;
+  std::vector<int> open_;  // connections being served
+  std::vector<std::thread> handlers_;
   std::thread thread_;
 };
 

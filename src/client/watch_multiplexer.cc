@@ -172,7 +172,10 @@ class CollectionWatch {
                            api::PercentEncode(rv);
       auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
       bool healthy = head.ok() && head->status == 200;
-      if (!head.ok() && !stop.stop_requested()) client_.EndpointFailed(endpoint);
+      // A replica that cannot start the stream is treated as failed (not when we interrupted it).
+      if (!head.ok() && !stop.stop_requested() && !RelistRequested()) {
+        client_.EndpointFailed(endpoint);
+      }
       connected_ = healthy;
       while (healthy && !stop.stop_requested()) {
         auto line = connection->ReadLine(std::chrono::seconds(1900));

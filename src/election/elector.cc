@@ -186,16 +186,23 @@ struct Elector::State {
       newer = !observed || record.version > observed->version;
     }
     Observe(record);
-    std::lock_guard lock(mu);
-    if (config.coordinated && newer && leading && guard != nullptr &&
-        (record.record.holder_identity != identity() || !record.record.preferred_holder.empty())) {
-      // The controller ended our term (preferredHolder) or gave the lease away: stop now
-      // rather than at the next renewal, so the winner does not wait.
-      end_of_term = record.record.holder_identity == identity();
-      guard->Fire();
+    std::optional<std::stop_source> end_term;
+    {
+      std::lock_guard lock(mu);
+      bool given_away = record.record.holder_identity != identity();
+      bool preferred_other = config.coordinated && !record.record.preferred_holder.empty();
+      if (newer && leading && guard != nullptr && (given_away || preferred_other)) {
+        // Someone else's write names another holder (an operator's forced release, a
+        // controller's assignment) or the controller ended our term (preferredHolder): stop now
+        // rather than at the next renewal, so the new holder never overlaps with us.
+        end_of_term = !given_away;
+        end_term = guard->source();
+      }
+      ++watched_changes;
+      wake_source.request_stop();
     }
-    ++watched_changes;
-    wake_source.request_stop();
+    // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.
+    if (end_term) end_term->request_stop();
   }
 
   // The lease is held by someone, by our observation: holder set and observedTime + duration

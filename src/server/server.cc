@@ -1,7 +1,9 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "server/api_server.h"
 #include "server/http_server.h"
@@ -116,6 +118,11 @@ class ServerImpl final : public Server {
     http.cert_file = credentials_.server_cert_file;
     http.key_file = credentials_.server_key_file;
     http.threads = options.threads;
+    // The etcd store's reads block the calling HTTP thread for a network round trip (SQLite's
+    // are in memory), so with etcd more threads keep more requests in flight.
+    if (http.threads == 0 && options.store == "etcd") {
+      http.threads = std::max(16, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+    }
     ApiServerOptions api_options;
     api_options.token = credentials_.token;
     api_options.served = ServedVersions(options);

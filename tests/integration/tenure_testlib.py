@@ -31,6 +31,7 @@ import threading
 import time
 import unittest
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
@@ -1136,3 +1137,97 @@ class CandidateGroup:
     def starts(cands: list[Candidate]) -> dict[int, int]:
         """How many terms each candidate has started so far (by object id)."""
         return {id(c): len(c.of("started")) for c in cands}
+
+
+# --------------------------------------------------------------------------------------------
+# etcd (Debian's etcd-server) and several `tenure serve --store etcd` replicas
+# --------------------------------------------------------------------------------------------
+
+ETCD = os.environ.get("TENURE_ETCD", "/usr/bin/etcd")
+
+
+class EtcdCluster:
+    """etcd members on loopback in a temporary folder; kill(i) is kill -9."""
+
+    def __init__(self, members: int = 3):
+        if not os.access(ETCD, os.X_OK):
+            raise AssertionError(f"etcd not found at {ETCD}: install Debian's etcd-server (scripts/bootstrap.sh)")
+        self.dir = tempfile.mkdtemp(prefix="tenure-etcd-it-")
+        self.token = f"tenure-it-{os.getpid()}-{time.time_ns()}"
+        self.names = [f"m{i + 1}" for i in range(members)]
+        self.client_ports = [free_port() for _ in self.names]
+        self.peer_ports = [free_port() for _ in self.names]
+        self.procs: list[subprocess.Popen | None] = [None] * members
+        self.initial = ",".join(f"{n}=http://127.0.0.1:{p}" for n, p in zip(self.names, self.peer_ports))
+
+    @property
+    def urls(self) -> list[str]:
+        return [f"http://127.0.0.1:{p}" for p in self.client_ports]
+
+    def start(self, timeout: float = 30.0) -> "EtcdCluster":
+        for i, name in enumerate(self.names):
+            with open(os.path.join(self.dir, f"{name}.log"), "wb") as log:
+                self.procs[i] = subprocess.Popen(
+                    [ETCD, f"--name={name}", f"--data-dir={self.dir}/{name}",
+                     f"--listen-client-urls={self.urls[i]}", f"--advertise-client-urls={self.urls[i]}",
+                     f"--listen-peer-urls=http://127.0.0.1:{self.peer_ports[i]}",
+                     f"--initial-advertise-peer-urls=http://127.0.0.1:{self.peer_ports[i]}",
+                     f"--initial-cluster={self.initial}", f"--initial-cluster-token={self.token}",
+                     "--initial-cluster-state=new", "--logger=zap", "--log-outputs=stderr", "--log-level=warn"],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        for i in range(len(self.names)):
+            try:
+                wait_until(lambda i=i: self.healthy(i), timeout, f"etcd member {self.names[i]} healthy")
+            except AssertionError as e:
+                raise AssertionError(f"{e}\n{self.log_tail(i)}") from None
+        return self
+
+    def healthy(self, i: int) -> bool:
+        with urllib.request.urlopen(self.urls[i] + "/health", timeout=1) as r:
+            return b'"health":"true"' in r.read()
+
+    def kill(self, i: int) -> None:
+        p = self.procs[i]
+        if p is not None and p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            p.wait(timeout=10)
+
+    def log_tail(self, i: int) -> str:
+        path = os.path.join(self.dir, f"{self.names[i]}.log")
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")[-3000:]
+
+    def cleanup(self) -> None:
+        for i in range(len(self.procs)):
+            self.kill(i)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def replica_kubeconfig(server: Server) -> str:
+    """The shared data folder's kubeconfig (same CA and token), pointed at this replica."""
+    with open(server.kubeconfig) as fh:
+        text = fh.read()
+    text = re.sub(r"server: https://127\.0\.0\.1:\d+", f"server: https://127.0.0.1:{server.port}", text)
+    path = os.path.join(server.workdir, "kubeconfig")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def start_etcd_replicas(test: unittest.TestCase, members: int) -> tuple[EtcdCluster, Server, Server]:
+    """An etcd cluster of `members` and two `tenure serve --store etcd` replicas on it, stopped and
+    removed at the test's cleanup. The first replica creates the credentials in a shared data
+    folder, the second reuses them: one service (same CA and token)."""
+    etcd = EtcdCluster(members)
+    test.addCleanup(etcd.cleanup)
+    etcd.start()
+    shared = tempfile.mkdtemp(prefix="tenure-replicas-")
+    test.addCleanup(shutil.rmtree, shared, True)
+    args = ["--store", "etcd", "--etcd-endpoints", ",".join(etcd.urls), "--etcd-prefix", "/registry"]
+    replicas = []
+    for _ in range(2):
+        server = Server(args, data_dir=os.path.join(shared, "data"))
+        test.addCleanup(server.cleanup)
+        server.start()
+        replicas.append(server)
+    return etcd, replicas[0], replicas[1]

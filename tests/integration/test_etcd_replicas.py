@@ -14,109 +14,21 @@ The test fails (does not skip) when etcd is missing: CI installs it (scripts/boo
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import signal
-import subprocess
-import tempfile
-import time
 import unittest
-import urllib.request
 
-from tenure_testlib import (Candidate, CandidateGroup, FenceChecker, Server, _die_with_parent, core_path,
-                            elect_bin, free_port, lease_body, lease_path, wait_until)
+from tenure_testlib import (Candidate, CandidateGroup, FenceChecker, Server, core_path, elect_bin, lease_body,
+                            lease_path, replica_kubeconfig, start_etcd_replicas, wait_until)
 
-ETCD = os.environ.get("TENURE_ETCD", "/usr/bin/etcd")
 NS = "replicas"
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
-
-
-class EtcdCluster:
-    """etcd members on loopback in a temporary folder; kill(i) is kill -9."""
-
-    def __init__(self, members: int = 3):
-        if not os.access(ETCD, os.X_OK):
-            raise AssertionError(f"etcd not found at {ETCD}: install Debian's etcd-server (scripts/bootstrap.sh)")
-        self.dir = tempfile.mkdtemp(prefix="tenure-etcd-it-")
-        self.token = f"tenure-it-{os.getpid()}-{time.time_ns()}"
-        self.names = [f"m{i + 1}" for i in range(members)]
-        self.client_ports = [free_port() for _ in self.names]
-        self.peer_ports = [free_port() for _ in self.names]
-        self.procs: list[subprocess.Popen | None] = [None] * members
-        self.initial = ",".join(f"{n}=http://127.0.0.1:{p}" for n, p in zip(self.names, self.peer_ports))
-
-    @property
-    def urls(self) -> list[str]:
-        return [f"http://127.0.0.1:{p}" for p in self.client_ports]
-
-    def start(self, timeout: float = 30.0) -> "EtcdCluster":
-        for i, name in enumerate(self.names):
-            with open(os.path.join(self.dir, f"{name}.log"), "wb") as log:
-                self.procs[i] = subprocess.Popen(
-                    [ETCD, f"--name={name}", f"--data-dir={self.dir}/{name}",
-                     f"--listen-client-urls={self.urls[i]}", f"--advertise-client-urls={self.urls[i]}",
-                     f"--listen-peer-urls=http://127.0.0.1:{self.peer_ports[i]}",
-                     f"--initial-advertise-peer-urls=http://127.0.0.1:{self.peer_ports[i]}",
-                     f"--initial-cluster={self.initial}", f"--initial-cluster-token={self.token}",
-                     "--initial-cluster-state=new", "--logger=zap", "--log-outputs=stderr", "--log-level=warn"],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_die_with_parent)
-        for i in range(len(self.names)):
-            try:
-                wait_until(lambda i=i: self.healthy(i), timeout, f"etcd member {self.names[i]} healthy")
-            except AssertionError as e:
-                raise AssertionError(f"{e}\n{self.log_tail(i)}") from None
-        return self
-
-    def healthy(self, i: int) -> bool:
-        with urllib.request.urlopen(self.urls[i] + "/health", timeout=1) as r:
-            return b'"health":"true"' in r.read()
-
-    def kill(self, i: int) -> None:
-        p = self.procs[i]
-        if p is not None and p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-            p.wait(timeout=10)
-
-    def log_tail(self, i: int) -> str:
-        path = os.path.join(self.dir, f"{self.names[i]}.log")
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")[-3000:]
-
-    def cleanup(self) -> None:
-        for i in range(len(self.procs)):
-            self.kill(i)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def replica_kubeconfig(server: Server) -> str:
-    """The shared data folder's kubeconfig (same CA and token), pointed at this replica."""
-    with open(server.kubeconfig) as fh:
-        text = fh.read()
-    text = re.sub(r"server: https://127\.0\.0\.1:\d+", f"server: https://127.0.0.1:{server.port}", text)
-    path = os.path.join(server.workdir, "kubeconfig")
-    with open(path, "w") as fh:
-        fh.write(text)
-    return path
 
 
 class EtcdReplicasTest(CandidateGroup, unittest.TestCase):
     def setUp(self) -> None:
         super().setUp()
         elect_bin()  # skip early when the example is not built
-        self.etcd = EtcdCluster(3)
-        self.addCleanup(self.etcd.cleanup)
-        self.etcd.start()
-        self.shared = tempfile.mkdtemp(prefix="tenure-replicas-")
-        self.addCleanup(shutil.rmtree, self.shared, True)
-        args = ["--store", "etcd", "--etcd-endpoints", ",".join(self.etcd.urls), "--etcd-prefix", "/registry"]
-        # The first replica creates the credentials, the second reuses them: one service.
-        self.a = Server(args, data_dir=os.path.join(self.shared, "data"))
-        self.addCleanup(self.a.cleanup)
-        self.a.start()
-        self.b = Server(args, data_dir=os.path.join(self.shared, "data"))
-        self.addCleanup(self.b.cleanup)
-        self.b.start()
+        self.etcd, self.a, self.b = start_etcd_replicas(self, 3)
         self.kubeconfigs = {"a": replica_kubeconfig(self.a), "b": replica_kubeconfig(self.b)}
         self.api_a, self.api_b = self.a.client(timeout=10), self.b.client(timeout=10)
         self.addCleanup(self.api_a.close)
