@@ -10,13 +10,7 @@ namespace {
 using server::HttpRequest;
 using server::HttpResponse;
 
-HttpResponse Text(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
+using server::TextResponse;
 
 class Handler : public server::HttpHandler {
  public:
@@ -25,30 +19,33 @@ class Handler : public server::HttpHandler {
   void Handle(HttpRequest request, std::shared_ptr<server::Responder> responder) override {
     responder->Reply(Route(request));
   }
-  HttpResponse Reject(const Status& status) override { return Text(400, status.message() + "\n"); }
+  HttpResponse Reject(const Status& status) override {
+    return TextResponse(400, status.message() + "\n");
+  }
 
  private:
   HttpResponse Route(const HttpRequest& request) {
     const std::string& path = request.path;
     bool known = path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/info";
-    if (!known) return Text(404, "404 page not found\n");
+    if (!known) return TextResponse(404, "404 page not found\n");
     if (request.method != "GET" && request.method != "HEAD") {
-      HttpResponse r = Text(405, "method not allowed\n");
+      HttpResponse r = TextResponse(405, "method not allowed\n");
       r.headers.emplace_back("Allow", "GET, HEAD");
       return r;
     }
     if (path == "/healthz") {
       Status s = sources_.health();
-      if (s.ok()) return Text(200, "ok");
-      return Text(503, "[-]leaderElection failed: " + s.message() + "\nhealthz check failed\n");
+      if (s.ok()) return TextResponse(200, "ok");
+      return TextResponse(503,
+                          "[-]leaderElection failed: " + s.message() + "\nhealthz check failed\n");
     }
     if (path == "/readyz") {
       Status s = sources_.ready();
-      if (s.ok()) return Text(200, "ok");
-      return Text(503, "[-]" + s.message() + "\nreadyz check failed\n");
+      if (s.ok()) return TextResponse(200, "ok");
+      return TextResponse(503, "[-]" + s.message() + "\nreadyz check failed\n");
     }
     if (path == "/metrics") {
-      HttpResponse r = Text(200, sources_.metrics());
+      HttpResponse r = TextResponse(200, sources_.metrics());
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       return r;
     }

@@ -18,14 +18,6 @@ HttpResponse JsonResponse(const json& body, std::string content_type = "applicat
   return r;
 }
 
-HttpResponse TextResponse(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
-
 Status NotFoundPath() {
   return Status::NotFound("the server could not find the requested resource");
 }
@@ -71,7 +63,8 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
 
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   if (IsPublicPath(request.path)) {
-    if (request.path == "/version") return responder->Reply(JsonResponse(VersionInfo(options_.version)));
+    if (request.path == "/version")
+      return responder->Reply(JsonResponse(VersionInfo(options_.version)));
     return responder->Reply(TextResponse(200, "ok"));
   }
   if (!Authenticated(request)) {

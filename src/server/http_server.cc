@@ -4,6 +4,7 @@
 
 #include "server/http_server.h"
 
+#include <pthread.h>
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -11,16 +12,23 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <condition_variable>
 #include <deque>
-#include <pthread.h>
 #include <mutex>
 #include <optional>
-#include <condition_variable>
 #include <thread>
 
 #include "api/url.h"
 
 namespace tenure::server {
+
+HttpResponse TextResponse(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -48,26 +56,46 @@ namespace {
 
 const char* ReasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Request Entity Too Large";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 406:
+      return "Not Acceptable";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 413:
+      return "Request Entity Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "Status";
   }
 }
 
@@ -297,7 +325,10 @@ class Session {
  public:
   Session(Stream& stream, HttpServerImpl& server, Mailbox::Executor strand, bool tls,
           std::shared_ptr<Connection> connection)
-      : stream_(stream), server_(server), strand_(strand), tls_(tls),
+      : stream_(stream),
+        server_(server),
+        strand_(strand),
+        tls_(tls),
         connection_(std::move(connection)) {}
   awaitable<void> Run();
 
@@ -360,8 +391,8 @@ class HttpServerImpl final : public HttpServer {
     // On the acceptor's strand, like Stop()'s close: the two must not run at the same time.
     net::co_spawn(accept_strand_, Accept(), net::detached);
     net::co_spawn(sweep_strand_, SweepTimeouts(), net::detached);
-    int threads = options_.threads > 0 ? options_.threads
-                                       : std::max(1u, std::thread::hardware_concurrency());
+    int threads =
+        options_.threads > 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     running_threads_ = threads;
     for (int i = 0; i < threads; ++i) {
       threads_.emplace_back([this] {
@@ -401,7 +432,8 @@ class HttpServerImpl final : public HttpServer {
     }
     {
       std::unique_lock lock(threads_mu_);
-      threads_done_.wait_for(lock, std::chrono::seconds(3), [this] { return running_threads_ == 0; });
+      threads_done_.wait_for(lock, std::chrono::seconds(3),
+                             [this] { return running_threads_ == 0; });
     }
     io_->stop();
     for (auto& t : threads_) t.join();
@@ -523,10 +555,9 @@ awaitable<void> Session<Stream>::Run() {
     connection_->Disarm();
     if (connection_->timed_out) co_return;
     if (ec == http::error::body_limit) {
-      HttpResponse r = server_.handler().Reject(
-          Status(Reason::kRequestEntityTooLarge,
-                 "Request entity too large: limit is " +
-                     std::to_string(server_.options().max_body_bytes)));
+      HttpResponse r = server_.handler().Reject(Status(
+          Reason::kRequestEntityTooLarge, "Request entity too large: limit is " +
+                                              std::to_string(server_.options().max_body_bytes)));
       co_await WriteAll(SerializeResponse(r, false));
       co_return;
     }
@@ -649,7 +680,7 @@ awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
 }  // namespace
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
-                                                     std::shared_ptr<HttpHandler> handler) {
+                                                      std::shared_ptr<HttpHandler> handler) {
   auto server = std::make_unique<HttpServerImpl>(options, std::move(handler));
   Status s = server->Init();
   if (!s.ok()) return s;

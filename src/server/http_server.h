@@ -44,6 +44,9 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// A text/plain response (health checks, simple endpoints).
+HttpResponse TextResponse(int status, std::string body);
+
 // The producing side of a streamed (chunked) response. Thread-safe.
 class ResponseStream {
  public:
