@@ -114,6 +114,33 @@ TEST(DecideTest, WaitsForPendingPingsOnlyWhenTheyCouldChangeTheOutcome) {
   EXPECT_EQ(d.write->spec.holder_identity, "old");
 }
 
+TEST(DecideTest, AHolderThatLetItsLeaseExpireIsNotWaitedFor) {
+  auto c = Upgrade();
+  // "old" (the best) held the lease, stopped renewing 10 s ago (duration 5 s) and has not
+  // answered the ping sent 2 s ago: presumed dead, the next best gets the lease now.
+  c[0].spec.renew_time = kNow - 1min;
+  c[0].spec.ping_time = kNow - 2s;
+  Decision d = DecideNow(Lease("old", 10s), c);
+  ASSERT_EQ(d.kind, Kind::kWrite);
+  EXPECT_EQ(d.write->spec.holder_identity, "mixed");
+  // Its ping is sent, but the others, who renewed recently, need none: no waiting either.
+  c = Upgrade();
+  c[0].spec.renew_time = kNow - 1min;
+  d = DecideNow(Lease("old", 10s), c);
+  EXPECT_EQ(d.pings, (std::vector<std::string>{"old"}));
+  ASSERT_EQ(d.kind, Kind::kWrite);
+  EXPECT_EQ(d.write->spec.holder_identity, "mixed");
+  c[0].spec.ping_time = kNow - 2s;
+  // The same pending ping from a candidate that is not the lapsed holder is still waited for.
+  d = DecideNow(Lease("new", 10s), c);
+  EXPECT_EQ(d.kind, Kind::kWaitingForAcks);
+  // A lapsed holder that answered in time keeps winning.
+  c[0].spec.renew_time = kNow - 1s;
+  d = DecideNow(Lease("old", 10s), c);
+  ASSERT_EQ(d.kind, Kind::kWrite);
+  EXPECT_EQ(d.write->spec.holder_identity, "old");
+}
+
 TEST(DecideTest, ACandidateThatIgnoredItsPingIsLeftOutAndNotPingedAgain) {
   auto c = Upgrade();
   c[0].spec.renew_time = kNow - 1min;
