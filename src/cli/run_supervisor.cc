@@ -24,6 +24,7 @@
 #include "tenure/kube_locks.h"
 #include "tenure/leadership.h"
 #include "tenure/metrics.h"
+#include "tenure/identity.h"
 
 namespace tenure::cli {
 
@@ -35,16 +36,6 @@ void Log(const std::string& message) {
   static std::mutex mu;
   std::lock_guard lock(mu);
   std::cerr << "tenure run: " << message << std::endl;
-}
-
-std::string DefaultIdentity() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
-    std::snprintf(host, sizeof host, "tenure");
-  std::random_device random;
-  char suffix[16];
-  std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(random()));
-  return std::string(host) + "_" + suffix;
 }
 
 // Term events handed from the election's threads to the main thread, which waits on fd().
@@ -159,7 +150,7 @@ Status Supervisor::Setup() {
   cluster_ = *cluster;
   namespace_ =
       settings_.lock_namespace.empty() ? cluster_->default_namespace() : settings_.lock_namespace;
-  if (settings_.identity.empty()) settings_.identity = DefaultIdentity();
+  if (settings_.identity.empty()) settings_.identity = UniqueIdentity();
   bool configmap = settings_.use_config_map_as_lock;
   if (!configmap) {
     auto leases = ServesLeases(*cluster_);

@@ -12,21 +12,11 @@
 #include "coordination/reconciler.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
+#include "tenure/identity.h"
 
 namespace tenure::coordination {
 
 namespace {
-
-std::string DefaultIdentity() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') {
-    std::snprintf(host, sizeof host, "tenure");
-  }
-  std::random_device random;
-  char suffix[17];
-  std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
-  return std::string(host) + "_" + suffix;
-}
 
 void LogToStderr(const std::string& line) {
   std::cerr << api::FormatMicroTime(std::chrono::system_clock::now()) << " coordination: " << line
@@ -51,7 +41,7 @@ Controller::~Controller() { Stop(); }
 Result<std::unique_ptr<Controller>> Controller::Start(std::shared_ptr<Cluster> cluster,
                                                       ControllerOptions options) {
   if (!options.clock) options.clock = Clock::Real();
-  if (options.identity.empty()) options.identity = DefaultIdentity();
+  if (options.identity.empty()) options.identity = UniqueIdentity();
   if (!options.log) options.log = LogToStderr;
   auto version = client::ServedLeaseCandidateVersion(cluster->client(), std::chrono::seconds(10));
   if (!version.ok()) return version.status();

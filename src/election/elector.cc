@@ -240,6 +240,19 @@ struct Elector::State {
     return written.version;
   }
 
+  // The record for a fast-path renewal: the last one seen, while leading and while it is valid
+  // and still names us (client-go's IsLeader(): the watch may have shown that someone, e.g. an
+  // operator, gave the lease away, and the cached version would overwrite that) and, in
+  // coordinated mode, while no preferredHolder ends our term.
+  std::optional<LeaderElectionRecord> OwnCachedRecord(Clock::TimePoint now) {
+    std::lock_guard lock(mu);
+    if (!leading || !observed || !ObservedValidLocked(now)) return std::nullopt;
+    const LeaderElectionRecord& record = observed->record;
+    if (record.holder_identity != identity()) return std::nullopt;
+    if (config.coordinated && !record.preferred_holder.empty()) return std::nullopt;
+    return record;
+  }
+
   // One attempt of client-go's tryAcquireOrRenew. Returns the version written on success.
   // `timeout` bounds the whole attempt: each call gets what is left of it (a hung server must not
   // stretch one attempt to several timeouts).
@@ -248,17 +261,8 @@ struct Elector::State {
     if (config.coordinated) return TryRenewCoordinated(budget);
     LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
-    // Fast path: the leader updates with its cached version, no GET. Only while the record we
-    // last saw still names us (client-go's IsLeader()): the watch may have shown that someone,
-    // e.g. an operator, gave the lease away, and the cached version would overwrite that.
-    std::optional<LeaderElectionRecord> cached;
-    {
-      std::lock_guard lock(mu);
-      if (leading && observed && ObservedValidLocked(sent) &&
-          observed->record.holder_identity == identity()) {
-        cached = observed->record;
-      }
-    }
+    // Fast path: the leader updates with its cached version, no GET.
+    std::optional<LeaderElectionRecord> cached = OwnCachedRecord(sent);
     if (cached) {
       desired.acquire_time = cached->acquire_time;
       desired.leader_transitions = cached->leader_transitions;
@@ -299,15 +303,7 @@ struct Elector::State {
   // Conflict and the slow path reads it.
   std::optional<int64_t> TryRenewCoordinated(Budget& budget) {
     Clock::TimePoint sent = clock().now();
-    std::optional<LeaderElectionRecord> cached;
-    {
-      std::lock_guard lock(mu);
-      if (leading && observed && ObservedValidLocked(sent) &&
-          observed->record.holder_identity == identity() &&
-          observed->record.preferred_holder.empty()) {
-        cached = observed->record;
-      }
-    }
+    std::optional<LeaderElectionRecord> cached = OwnCachedRecord(sent);
     if (cached) {
       auto written = lock().Update(RenewedCoordinated(*cached), budget.left());
       if (written.ok()) return Written(*written, sent);
@@ -460,6 +456,9 @@ struct Elector::State {
     end_of_term = false;
     leading = false;
     term.reset();
+    // The fired token must not outlive its term: the next term is "leading" from StartTerm on,
+    // before its own guard's token is stored.
+    term_token = {};
     metrics.is_leader = false;
     return preempted;
   }

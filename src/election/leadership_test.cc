@@ -208,13 +208,20 @@ TEST_F(LeadershipTest, ATermIsRevokedBeforeTheNextOneIsGranted) {
 }
 
 TEST_F(LeadershipTest, YieldWithoutATermDoesNothing) {
-  Events ev;
-  auto l = Leadership::Create(Options("a", ev));
-  ASSERT_TRUE(l.ok());
-  (*l)->Yield();
-  LeadershipContext stale;
+  Events ea, eb;
+  auto a = Start(Options("a", ea));
+  ASSERT_TRUE(Eventually([&] { return ea.granted_count.load() == 1; }));
+  auto b = Start(Options("b", eb));
+  ASSERT_TRUE(Eventually([&] { return b->leadership->elector()->Leader() == "a"; }));
+  uint64_t version = store_->current()->version;
+  b->leadership->Yield();  // a follower has nothing to give up
+  LeadershipContext stale;  // a context without an elector
   stale.Yield();
-  EXPECT_FALSE(store_->current().has_value());
+  EXPECT_TRUE(a->leadership->IsLeader());
+  EXPECT_EQ(store_->current()->record.holder_identity, "a");
+  EXPECT_EQ(store_->current()->version, version);  // no release was written
+  EXPECT_EQ(ea.revoked_count.load(), 0);
+  EXPECT_EQ(eb.granted_count.load(), 0);
 }
 
 TEST_F(LeadershipTest, ReadinessGateHoldsTheCampaignUntilReady) {

@@ -118,9 +118,9 @@ class ServerImpl final : public Server {
     http.cert_file = credentials_.server_cert_file;
     http.key_file = credentials_.server_key_file;
     http.threads = options.threads;
-    // The etcd store's reads block the calling HTTP thread for a network round trip (SQLite's
-    // are in memory), so with etcd more threads keep more requests in flight.
-    if (http.threads == 0 && options.store == "etcd") {
+    // A store whose reads block the calling HTTP thread for a network round trip (etcd; SQLite
+    // reads memory) needs more threads to keep more requests in flight.
+    if (http.threads == 0 && store_->ReadsBlock()) {
       http.threads = std::max(16, 4 * static_cast<int>(std::thread::hardware_concurrency()));
     }
     ApiServerOptions api_options;

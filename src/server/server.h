@@ -20,7 +20,7 @@ struct ServerOptions {
   uint16_t port = 6443;  // 0: any free port
   bool tls = true;       // plain HTTP is for loopback tests only
   size_t watch_history = 100000;
-  int threads = 0;  // 0: one per core (SQLite), max(16, 4 per core) (etcd: reads block)
+  int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
   // Where objects live: "sqlite" (<data_dir>/tenure.db, one server) or "etcd" (an etcd v3
   // cluster; several servers with the same etcd_prefix and the same data_dir credentials, i.e.
   // a shared or copied data folder, are one service). data_dir still holds the credentials.

@@ -335,11 +335,14 @@ struct EtcdStore::Impl {
     return response;
   }
 
-  Result<int64_t> FetchRevision() {
+  // The store's revision, by a count-only range (at revision `at` when non-zero: Gone when it
+  // was compacted).
+  Result<int64_t> FetchRevision(int64_t at = 0) {
     pb::RangeRequest request;
     request.set_key(options.prefix.empty() ? std::string(1, '\0') : options.prefix);
     request.set_limit(1);
     request.set_count_only(true);
+    if (at != 0) request.set_revision(at);
     auto response = Range(std::move(request));
     if (!response.ok()) return response.status();
     return response->header().revision();
@@ -730,12 +733,7 @@ Result<std::unique_ptr<WatchHandle>> EtcdStore::Watch(std::string_view prefix,
     from_revision = *revision;
   } else {
     // etcd's history is the authority on what was compacted (the hub may still hold more).
-    pb::RangeRequest request;
-    request.set_key(impl_->options.prefix.empty() ? std::string(1, '\0') : impl_->options.prefix);
-    request.set_limit(1);
-    request.set_count_only(true);
-    request.set_revision(from_revision);
-    auto response = impl_->Range(std::move(request));
+    auto response = impl_->FetchRevision(from_revision);
     if (!response.ok() && response.status().IsGone()) {
       return Status::Gone("too old resource version: " + std::to_string(from_revision) +
                           " (compacted in etcd)");

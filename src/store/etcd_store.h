@@ -83,6 +83,7 @@ class EtcdStore : public Store {
   Result<ListResult> List(std::string_view prefix) override;
   // Asks etcd (the store's revision includes every replica's writes). 0 when unreachable.
   int64_t CurrentRevision() override;
+  bool ReadsBlock() const override { return true; }
   void Write(WriteOp op, WriteCallback done) override;
   Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
                                              EventCallback on_events) override;

@@ -84,6 +84,10 @@ class Store {
                                                      int64_t from_revision,
                                                      EventCallback on_events) = 0;
 
+  // Whether Get/List/CurrentRevision wait for a network round trip (the caller then wants more
+  // threads to keep requests in flight) rather than read local state.
+  virtual bool ReadsBlock() const { return false; }
+
   // Blocking convenience over Write.
   Result<KeyValue> WriteSync(WriteOp op);
 };
