@@ -17,17 +17,18 @@
 
 namespace tenure::bench {
 
-// A /proc/self/status field in KiB ("VmRSS:", "VmHWM:"), -1 when absent.
-inline long ProcStatusKiB(const std::string& field) {
-  std::ifstream status("/proc/self/status");
+// A /proc/PID/status field in KiB ("VmRSS:", "VmHWM:") of this process or of `pid`, -1 when
+// absent.
+inline long ProcStatusKiB(const std::string& field, int pid = 0) {
+  std::ifstream status(pid > 0 ? "/proc/" + std::to_string(pid) + "/status" : "/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind(field, 0) == 0) return std::stol(line.substr(field.size()));
   }
   return -1;
 }
-inline long RssKiB() { return ProcStatusKiB("VmRSS:"); }
-inline long PeakRssKiB() { return ProcStatusKiB("VmHWM:"); }
+inline long RssKiB(int pid = 0) { return ProcStatusKiB("VmRSS:", pid); }
+inline long PeakRssKiB(int pid = 0) { return ProcStatusKiB("VmHWM:", pid); }
 
 // The p-quantile (0..1) of `v`, nearest rank below.
 inline double Percentile(std::vector<double> v, double p) {

@@ -7,6 +7,9 @@
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
 //                            [--store sqlite|etcd] [--etcd-port P] [--etcd-conns N]
+//                            [--data-dir DIR --port P [--server-pid PID]]
+// With --data-dir and --port it measures a running `tenure serve` instead; --server-pid makes
+// the memory figure that process's alone (bench/run_server_memory.sh does this).
 #include <stdlib.h>
 
 #include <algorithm>
@@ -56,6 +59,7 @@ struct Flags {
   // Measure an already running `tenure serve` instead of an in-process one.
   std::string external_dir;
   int external_port = 0;
+  int server_pid = 0;  // the external server's process: memory is measured there
   std::string store = "sqlite";  // the in-process server's store: sqlite or etcd
   // Also measure raw etcd CAS over gRPC against the etcd on this loopback port (with --store
   // etcd, the servers use it too; 0: the benchmark starts its own).
@@ -158,8 +162,10 @@ void WatchFanOut(const Bench& bench, int watchers) {
       reply.ok() ? reply->status : -1);
 }
 
-void ManyLeases(const Bench& bench, int leases) {
-  long before = RssKiB();
+// Stores `leases` leases and prints the memory of the process serving them: `server_pid`, or
+// this process (in-process server and benchmark clients together) when it is 0.
+void ManyLeases(const Bench& bench, int leases, int server_pid) {
+  long before = RssKiB(server_pid);
   constexpr int kWriters = 16;
   std::atomic<int> next{0}, failed{0};
   auto start = Clock::now();
@@ -183,10 +189,10 @@ void ManyLeases(const Bench& bench, int leases) {
   double list_ms = std::chrono::duration<double, std::milli>(Clock::now() - list_start).count();
   std::printf("%d leases stored in %.1fs (%d failed); list all: %.0f ms, %zu bytes\n", leases,
               elapsed, failed.load(), list_ms, list.ok() ? list->body.size() : 0);
-  std::printf(
-      "memory: RSS %ld MiB before, %ld MiB after, peak %ld MiB (server and benchmark clients in "
-      "one process)\n",
-      before / 1024, RssKiB() / 1024, PeakRssKiB() / 1024);
+  std::printf("memory: RSS %ld MiB before, %ld MiB after, peak %ld MiB (%s)\n", before / 1024,
+              RssKiB(server_pid) / 1024, PeakRssKiB(server_pid) / 1024,
+              server_pid > 0 ? ("tenure serve, pid " + std::to_string(server_pid)).c_str()
+                             : "server and benchmark clients in one process");
 }
 
 std::vector<int> ParseList(const char* text) {
@@ -281,6 +287,8 @@ int main(int argc, char** argv) {
       flags.external_dir = argv[i + 1];
     else if (flag == "--port")
       flags.external_port = std::atoi(argv[i + 1]);
+    else if (flag == "--server-pid")
+      flags.server_pid = std::atoi(argv[i + 1]);
     else if (flag == "--etcd-conns")
       flags.etcd_conns = std::atoi(argv[i + 1]);
     else if (flag == "--store")
@@ -355,7 +363,7 @@ int main(int argc, char** argv) {
     }
   }
   if (rc == 0 && flags.watchers > 0) WatchFanOut(bench, flags.watchers);
-  if (rc == 0 && flags.leases > 0) ManyLeases(bench, flags.leases);
+  if (rc == 0 && flags.leases > 0) ManyLeases(bench, flags.leases, flags.server_pid);
   if (server) {
     server->Stop();
     std::filesystem::remove_all(tmpl);

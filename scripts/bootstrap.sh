@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost-dev libboost-system-dev libssl-dev openssl
-  nlohmann-json3-dev libsqlite3-dev libyaml-cpp-dev libcli11-dev
+  nlohmann-json3-dev libsqlite3-dev libyaml-cpp-dev libcli11-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kubernetes
   etcd-server etcd-client

@@ -1,5 +1,7 @@
 #include "client/informer.h"
 
+#include "client/resource_version.h"
+
 namespace tenure::client {
 
 using nlohmann::json;
@@ -9,20 +11,6 @@ namespace {
 std::pair<std::string, std::string> KeyOf(const json& object) {
   return {object.value("/metadata/namespace"_json_pointer, std::string()),
           object.value("/metadata/name"_json_pointer, std::string())};
-}
-
-// Orders two versions of one object: <0 when `a` is older. resourceVersions are opaque to
-// clients, but tenure and etcd-backed servers use one increasing integer; 0 when either is not
-// one (then the newest arrival wins).
-int CompareVersions(const json& a, const json& b) {
-  std::string ra = a.value("/metadata/resourceVersion"_json_pointer, std::string());
-  std::string rb = b.value("/metadata/resourceVersion"_json_pointer, std::string());
-  try {
-    unsigned long long va = std::stoull(ra), vb = std::stoull(rb);
-    return va < vb ? -1 : va > vb ? 1 : 0;
-  } catch (...) {
-    return 0;
-  }
 }
 
 }  // namespace
@@ -55,23 +43,35 @@ void Informer::OnEvent(const std::string& type, const json& object) {
     return;
   }
   Key key = KeyOf(object);
-  std::string delivered = type;
-  json subject = object;
+  if (type == "DELETED") {
+    std::string last;
+    {
+      std::lock_guard lock(mu_);
+      auto it = objects_.find(key);
+      if (it == objects_.end()) return;
+      last = std::move(it->second.text);
+      objects_.erase(it);
+    }
+    // A relist reports a deletion with the name only: hand over the last known object.
+    handler_(type, json::parse(last));
+    return;
+  }
+  bool known;
   {
     std::lock_guard lock(mu_);
-    auto it = objects_.find(key);
-    if (type == "DELETED") {
-      if (it == objects_.end()) return;
-      subject = std::move(it->second);  // a relist reports a deletion with the name only
-      objects_.erase(it);
-    } else {
-      // Older than what Remember took in: that write's own event is still to come.
-      if (it != objects_.end() && CompareVersions(object, it->second) < 0) return;
-      delivered = it == objects_.end() ? "ADDED" : "MODIFIED";
-      objects_[key] = object;
-    }
+    known = objects_.count(key) > 0;
+    // Older than what Remember took in: that write's own event is still to come.
+    if (!Store(key, object)) return;
   }
-  handler_(delivered, subject);
+  handler_(known ? "MODIFIED" : "ADDED", object);
+}
+
+bool Informer::Store(const Key& key, const json& object) {
+  std::optional<uint64_t> version = ResourceVersionOf(object);
+  auto it = objects_.find(key);
+  if (it != objects_.end() && KnownOlder(version, it->second.version)) return false;
+  objects_[key] = Stored{object.dump(), version};
+  return true;
 }
 
 bool Informer::synced() const {
@@ -88,14 +88,15 @@ std::optional<json> Informer::Get(const std::string& namespace_, const std::stri
   std::lock_guard lock(mu_);
   auto it = objects_.find({namespace_, name});
   if (it == objects_.end()) return std::nullopt;
-  return it->second;
+  return json::parse(it->second.text);
 }
 
 std::vector<json> Informer::List(const std::function<bool(const json&)>& keep) const {
   std::vector<json> out;
   std::lock_guard lock(mu_);
-  for (const auto& [key, object] : objects_) {
-    if (!keep || keep(object)) out.push_back(object);
+  for (const auto& [key, stored] : objects_) {
+    json object = json::parse(stored.text);
+    if (!keep || keep(object)) out.push_back(std::move(object));
   }
   return out;
 }
@@ -109,7 +110,10 @@ void Informer::Remember(const json& object) {
   Key key = KeyOf(object);
   std::lock_guard lock(mu_);
   auto it = objects_.find(key);
-  if (it == objects_.end() || CompareVersions(it->second, object) < 0) objects_[key] = object;
+  // Unlike a watch event, a reply replaces the copy only when it is known to be newer.
+  if (it == objects_.end() || KnownOlder(it->second.version, ResourceVersionOf(object))) {
+    Store(key, object);
+  }
 }
 
 }  // namespace tenure::client

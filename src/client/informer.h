@@ -5,6 +5,8 @@
 // The handler runs on the watch thread after the copy changed, must not block, and gets:
 // "ADDED" (first sight), "MODIFIED", "DELETED" (with the last known object), and "SYNCED" (with
 // {}) after each complete listing. synced() is true from the first complete listing on.
+// The copy keeps each object as its JSON text (a parsed tree costs several times the text:
+// 100,000 Leases took ~180 MiB as trees); Get and List parse what they return.
 // Thread-safe.
 #pragma once
 
@@ -47,11 +49,17 @@ class Informer {
 
  private:
   using Key = std::pair<std::string, std::string>;  // namespace, name
+  struct Stored {
+    std::string text;                 // the object, serialized
+    std::optional<uint64_t> version;  // its resourceVersion when it is an integer
+  };
   void OnEvent(const std::string& type, const nlohmann::json& object);
+  // Stores `object` under `key` unless the copy holds a known newer version; false then.
+  bool Store(const Key& key, const nlohmann::json& object);
 
   Handler handler_;
   mutable std::mutex mu_;
-  std::map<Key, nlohmann::json> objects_;
+  std::map<Key, Stored> objects_;
   bool synced_ = false;
   std::unique_ptr<Subscription> subscription_;  // last: stopped first
 };

@@ -16,6 +16,7 @@
 #include "api/kinds.h"
 #include "api/time.h"
 #include "client/kube_client.h"
+#include "client/resource_version.h"
 #include "tenure/candidate.h"
 
 namespace tenure {
@@ -35,18 +36,6 @@ std::optional<api::Timestamp> SpecTime(const json& object, const char* field) {
 
 std::string Uid(const json& object) {
   return object.value("/metadata/uid"_json_pointer, std::string());
-}
-
-// resourceVersions are opaque to clients in general; tenure's (and etcd's) are integers. An
-// event is stale only when both parse and it is older than what we hold.
-bool OlderThan(const json& event_object, const json& cached) {
-  std::string a = event_object.value("/metadata/resourceVersion"_json_pointer, std::string());
-  std::string b = cached.value("/metadata/resourceVersion"_json_pointer, std::string());
-  try {
-    return !a.empty() && !b.empty() && std::stoll(a) < std::stoll(b);
-  } catch (...) {
-    return false;
-  }
 }
 
 // A ping not yet answered: pingTime strictly after renewTime (as client-go decides it).
@@ -261,7 +250,8 @@ struct CandidateRegistrar::State {
       if (current && !uid.empty() && uid != Uid(*current)) return Status::Ok();  // an old one
       return Converge(std::nullopt, /*renew=*/false);  // reads NotFound and creates it again
     }
-    if (current && OlderThan(event.object, *current)) return Status::Ok();
+    if (current && client::KnownOlder(client::ResourceVersionOf(event.object),
+                                      client::ResourceVersionOf(*current))) return Status::Ok();
     Remember(event.object);
     return Converge(event.object, /*renew=*/false);
   }
