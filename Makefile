@@ -24,14 +24,15 @@ demo: build
 
 test: test-release test-asan test-tsan
 
+# Tests run two at a time: most of them wait on timers and processes, not on the CPU.
 test-release: build
-	ctest --test-dir $(BUILD) --output-on-failure --timeout 600
+	ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure --timeout 600
 
 test-asan: bootstrap
-	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTENURE_SANITIZE=address > /dev/null
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTENURE_SANITIZE=address -DTENURE_BENCH=OFF > /dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout 900
+	  ctest --test-dir $(ASAN_BUILD) -j$(JOBS) --output-on-failure --timeout 900
 
 test-tsan: bootstrap
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=thread > /dev/null

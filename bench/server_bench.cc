@@ -59,7 +59,7 @@ struct Flags {
   // Measure an already running `tenure serve` instead of an in-process one.
   std::string external_dir;
   int external_port = 0;
-  int server_pid = 0;  // the external server's process: memory is measured there
+  int server_pid = 0;            // the external server's process: memory is measured there
   std::string store = "sqlite";  // the in-process server's store: sqlite or etcd
   // Also measure raw etcd CAS over gRPC against the etcd on this loopback port (with --store
   // etcd, the servers use it too; 0: the benchmark starts its own).

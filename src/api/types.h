@@ -67,6 +67,16 @@ struct Lease {
   bool operator==(const Lease&) const = default;
 };
 
+// When a lease lapses: leaseDurationSeconds after renewTime, or after acquireTime when it was
+// never renewed and `or_acquire_time` is set; nullopt without those fields (the coordination
+// controller treats that as expired, `tenure describe` shows it as unknown).
+inline std::optional<Timestamp> LeaseExpiry(const LeaseSpec& spec, bool or_acquire_time = false) {
+  std::optional<Timestamp> base = spec.renew_time;
+  if (!base && or_acquire_time) base = spec.acquire_time;
+  if (!base || !spec.lease_duration_seconds) return std::nullopt;
+  return *base + std::chrono::seconds(*spec.lease_duration_seconds);
+}
+
 // coordination.k8s.io/v1beta1 (and v1alpha2) LeaseCandidate.
 struct LeaseCandidateSpec {
   std::string lease_name;

@@ -9,10 +9,7 @@ bool HasHolder(const api::Lease& lease) {
 }  // namespace
 
 std::optional<api::Timestamp> ExpiryOf(const api::Lease& lease) {
-  const auto& spec = lease.spec;
-  std::optional<api::Timestamp> base = spec.renew_time ? spec.renew_time : spec.acquire_time;
-  if (!base || !spec.lease_duration_seconds) return std::nullopt;
-  return *base + std::chrono::seconds(*spec.lease_duration_seconds);
+  return api::LeaseExpiry(lease.spec, /*or_acquire_time=*/true);
 }
 
 bool IsHeld(const api::Lease& lease, api::Timestamp now) {

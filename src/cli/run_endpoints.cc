@@ -59,13 +59,19 @@ class Handler : public server::HttpHandler {
 
 class Endpoints : public RunEndpoints {
  public:
-  explicit Endpoints(std::unique_ptr<server::HttpServer> server) : server_(std::move(server)) {}
+  Endpoints(std::unique_ptr<server::HttpServer> server, std::string host)
+      : server_(std::move(server)), host_(std::move(host)) {}
   ~Endpoints() override { Stop(); }
   uint16_t port() const override { return server_->port(); }
+  std::string url() const override {
+    std::string host = host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_;
+    return "http://" + host + ":" + std::to_string(port());
+  }
   void Stop() override { server_->Stop(); }
 
  private:
   std::unique_ptr<server::HttpServer> server_;
+  std::string host_;
 };
 
 }  // namespace
@@ -80,7 +86,7 @@ Result<std::unique_ptr<RunEndpoints>> RunEndpoints::Start(const std::string& lis
   options.max_body_bytes = 64 * 1024;
   auto server = server::HttpServer::Start(options, std::make_shared<Handler>(std::move(sources)));
   if (!server.ok()) return server.status();
-  return std::unique_ptr<RunEndpoints>(new Endpoints(std::move(*server)));
+  return std::unique_ptr<RunEndpoints>(new Endpoints(std::move(*server), options.address));
 }
 
 }  // namespace tenure::cli

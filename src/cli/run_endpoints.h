@@ -30,6 +30,8 @@ class RunEndpoints {
                                                      EndpointSources sources);
   virtual ~RunEndpoints() = default;
   virtual uint16_t port() const = 0;
+  // "http://HOST:PORT" with the bound port (IPv6 hosts in brackets).
+  virtual std::string url() const = 0;
   virtual void Stop() = 0;
 };
 

@@ -47,6 +47,7 @@ class RunEndpointsTest : public ::testing::Test {
 };
 
 TEST_F(RunEndpointsTest, AnswersAsDocumented) {
+  EXPECT_EQ(endpoints_->url(), "http://127.0.0.1:" + std::to_string(endpoints_->port()));
   EXPECT_EQ(Get("/healthz").status, 200);
   EXPECT_EQ(Get("/healthz").body, "ok");
   EXPECT_EQ(Get("/readyz").status, 200);

@@ -16,15 +16,14 @@
 #include <thread>
 
 #include "cli/child_process.h"
-#include "cli/listen_address.h"
 #include "cli/run_cluster.h"
 #include "cli/run_endpoints.h"
 #include "tenure/candidate.h"
 #include "tenure/health.h"
+#include "tenure/identity.h"
 #include "tenure/kube_locks.h"
 #include "tenure/leadership.h"
 #include "tenure/metrics.h"
-#include "tenure/identity.h"
 
 namespace tenure::cli {
 
@@ -233,12 +232,7 @@ Status Supervisor::Setup() {
     auto endpoints = RunEndpoints::Start(settings_.listen, std::move(sources));
     if (!endpoints.ok()) return endpoints.status();
     endpoints_ = std::move(*endpoints);
-    std::string host;
-    uint16_t port = 0;
-    (void)ParseListenAddress(settings_.listen, host, port);  // Start accepted it already
-    if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    Log("endpoints on http://" + host + ":" + std::to_string(endpoints_->port()) +
-        " (/healthz /readyz /metrics /info)");
+    Log("endpoints on " + endpoints_->url() + " (/healthz /readyz /metrics /info)");
   }
   Log("candidate " + settings_.identity + " for " + (configmap ? "ConfigMap " : "Lease ") +
       namespace_ + "/" + settings_.lock_name + (settings_.coordinated ? " (coordinated)" : ""));

@@ -49,9 +49,8 @@ std::string Holder(const api::Lease& lease) { return lease.spec.holder_identity.
 std::string Preferred(const api::Lease& lease) { return lease.spec.preferred_holder.value_or(""); }
 
 bool LeaseExpired(const api::Lease& lease, api::Timestamp now) {
-  const api::LeaseSpec& s = lease.spec;
-  if (!s.renew_time || !s.lease_duration_seconds) return true;
-  return *s.renew_time + std::chrono::seconds(*s.lease_duration_seconds) < now;
+  auto expiry = api::LeaseExpiry(lease.spec);
+  return !expiry || *expiry < now;
 }
 
 // Unlike the reference, the holder of an expired lease is pinged but not waited for: it stopped

@@ -5,6 +5,7 @@
 
 #include "api/codec.h"
 #include "api/time.h"
+#include "api/url.h"
 
 namespace tenure::coordination {
 
@@ -26,7 +27,11 @@ std::string LeaseNameOf(const json& candidate) {
   return candidate.value("/spec/leaseName"_json_pointer, std::string());
 }
 std::string LeasePath(const std::string& ns) {
-  return "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
+  return "/apis/coordination.k8s.io/v1/namespaces/" + api::PercentEncode(ns) + "/leases";
+}
+// COLLECTION/NAME with the name encoded.
+std::string ItemPath(const std::string& collection, const std::string& name) {
+  return collection + "/" + api::PercentEncode(name);
 }
 
 // A candidate's change caused by our own ping (pingTime newer than renewTime) needs no
@@ -51,7 +56,8 @@ Reconciler::~Reconciler() = default;
 
 std::string Reconciler::CandidatesPath(const std::string& ns) const {
   std::string base = "/apis/coordination.k8s.io/" + options_.candidate_version;
-  return ns.empty() ? base + "/leasecandidates" : base + "/namespaces/" + ns + "/leasecandidates";
+  return ns.empty() ? base + "/leasecandidates"
+                    : base + "/namespaces/" + api::PercentEncode(ns) + "/leasecandidates";
 }
 
 void Reconciler::Run(std::stop_token stop) {
@@ -162,7 +168,7 @@ void Reconciler::SendPings(const std::string& ns, const std::string& lease,
     if (!object) continue;
     (*object)["spec"]["pingTime"] = now;
     pings.emplace_back([this, ns, name, object = std::move(*object)] {
-      auto reply = client_->Call("PUT", CandidatesPath(ns) + "/" + name, &object, kCallTimeout);
+      auto reply = client_->Call("PUT", ItemPath(CandidatesPath(ns), name), &object, kCallTimeout);
       if (reply.ok()) {
         ++metrics_.pings;
         candidates_->Remember(*reply);
@@ -193,7 +199,7 @@ Status Reconciler::WriteLease(const std::string& ns, const std::string& name,
   object["spec"] = api::ToJson(write.spec);
   auto reply = write.create
                    ? client_->Call("POST", LeasePath(ns), &object, kCallTimeout)
-                   : client_->Call("PUT", LeasePath(ns) + "/" + name, &object, kCallTimeout);
+                   : client_->Call("PUT", ItemPath(LeasePath(ns), name), &object, kCallTimeout);
   if (!reply.ok()) return reply.status();
   leases_->Remember(*reply);
   return Status::Ok();
@@ -244,7 +250,7 @@ void Reconciler::CollectGarbage() {
     return !renew || *renew + options_.timings.candidate_expiry < now;
   };
   for (const json& cached : candidates_->List(expired)) {
-    std::string path = CandidatesPath(Namespace(cached)) + "/" + Name(cached);
+    std::string path = ItemPath(CandidatesPath(Namespace(cached)), Name(cached));
     auto current = client_->Call("GET", path, nullptr, kCallTimeout);
     if (!current.ok() || !expired(*current)) continue;
     json options = {{"apiVersion", "v1"},

@@ -15,6 +15,7 @@
 #include "api/codec.h"
 #include "api/kinds.h"
 #include "api/time.h"
+#include "api/url.h"
 #include "client/kube_client.h"
 #include "client/resource_version.h"
 #include "tenure/candidate.h"
@@ -90,7 +91,7 @@ struct CandidateRegistrar::State {
   std::jthread worker;
 
   Clock& clock() const { return *options.clock; }
-  std::string ObjectPath() const { return collection + "/" + options.identity; }
+  std::string ObjectPath() const { return collection + "/" + api::PercentEncode(options.identity); }
 
   Result<json> Call(const std::string& method, const std::string& path, const json* body) {
     auto reply = cluster->client().Call(method, path, body, options.request_timeout);
@@ -217,8 +218,8 @@ struct CandidateRegistrar::State {
     auto version = client::ServedLeaseCandidateVersion(cluster->client(), options.request_timeout);
     if (!version.ok()) return version.status();
     api_version = "coordination.k8s.io/" + *version;
-    collection = std::string(kGroupPath) + *version + "/namespaces/" + options.namespace_ +
-                 "/leasecandidates";
+    collection = std::string(kGroupPath) + *version + "/namespaces/" +
+                 api::PercentEncode(options.namespace_) + "/leasecandidates";
     return Status::Ok();
   }
 
@@ -251,7 +252,8 @@ struct CandidateRegistrar::State {
       return Converge(std::nullopt, /*renew=*/false);  // reads NotFound and creates it again
     }
     if (current && client::KnownOlder(client::ResourceVersionOf(event.object),
-                                      client::ResourceVersionOf(*current))) return Status::Ok();
+                                      client::ResourceVersionOf(*current)))
+      return Status::Ok();
     Remember(event.object);
     return Converge(event.object, /*renew=*/false);
   }

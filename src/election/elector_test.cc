@@ -10,6 +10,7 @@
 
 #include "election/jitter.h"
 #include "tenure/fake_clock.h"
+#include "tenure/health.h"
 #include "tenure/memory_lock.h"
 #include "tenure/metrics.h"
 
@@ -195,7 +196,7 @@ TEST_F(ElectorTest, TakeoverCountsTransitionsAndSetsAcquireTime) {
   auto first = store_->current()->record;
   auto b = Start(Config("b", rb));
   ASSERT_TRUE(Eventually([&] { return store_->reads() >= 1; }));
-  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));  // a, a's guard, b watching
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));                 // a, a's guard, b watching
   store_->SetFailure(Status::Unavailable("a is partitioned"));  // a can no longer renew...
   // ...and gives up 2 s + renew deadline (10 s) after its last renewal.
   Advance(12s, 3);
@@ -297,8 +298,8 @@ TEST_F(ElectorTest, AWatchingFollowerMakesNoRequestsWhileTheLeaderRenews) {
   int writes = store_->writes();
   Advance(60s, 3);
   ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));
-  EXPECT_EQ(store_->reads(), reads);                 // neither polls
-  EXPECT_GE(store_->writes() - writes, 25);           // a renewed every 2 s
+  EXPECT_EQ(store_->reads(), reads);         // neither polls
+  EXPECT_GE(store_->writes() - writes, 25);  // a renewed every 2 s
   EXPECT_EQ(rb.started.load(), 0);
 }
 
@@ -308,6 +309,9 @@ TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
   c.health_tolerance = 0s;
   auto a = Start(std::move(c));
   ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  LeaderElectionHealthCheck check;  // what a /healthz endpoint would report (not owning)
+  check.Attach(std::shared_ptr<const Elector>(std::shared_ptr<const Elector>(), &a->elector()));
+  EXPECT_TRUE(check.Check().ok());
   store_->SetHung(true);  // the next renewal blocks inside the lock call
   // The guard alone sleeps once the elector is stuck in the hung call.
   Advance(2s, 2, 1s);
@@ -323,10 +327,16 @@ TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
   EXPECT_FALSE(a->elector().Healthy())  // leading on paper, not renewed for > 15 s
       << "leader " << a->elector().IsLeader() << " renewals " << a->elector().metrics().renew_total
       << " failed " << a->elector().metrics().failed_attempts_total;
+  Status unhealthy = check.Check();
+  EXPECT_EQ(unhealthy.reason(), Reason::kServiceUnavailable);
+  EXPECT_NE(unhealthy.message().find("failed election to renew leadership on lease"),
+            std::string::npos)
+      << unhealthy.message();
   store_->SetHung(false);
   ASSERT_TRUE(Eventually([&] { return rec.stopped.load() == 1; }));
   EXPECT_FALSE(a->elector().IsLeader());
   EXPECT_TRUE(a->elector().Healthy());
+  EXPECT_TRUE(check.Check().ok());
 }
 
 TEST_F(ElectorTest, FencingTokensIncreaseAcrossTermsOfTheSameIdentity) {
