@@ -26,9 +26,9 @@ std::string NewUid() {
   a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
   char out[37];
-  std::snprintf(out, sizeof out, "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
-                static_cast<unsigned>(a & 0xffff), static_cast<unsigned>(b >> 48),
+  std::snprintf(out, sizeof out, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return out;
 }
@@ -52,8 +52,8 @@ Status WithDetails(Status status, const api::KindInfo& kind, const std::string& 
   StatusDetails d;
   d.name = name;
   d.group = std::string(kind.group);
-  d.kind = status.reason() == Reason::kInvalid ? std::string(kind.kind)
-                                                : std::string(kind.resource);
+  d.kind =
+      status.reason() == Reason::kInvalid ? std::string(kind.kind) : std::string(kind.resource);
   status.set_details(std::move(d));
   return status;
 }
@@ -80,13 +80,16 @@ Status ConflictError(const api::KindInfo& kind, const std::string& name) {
 // Rewrites a store error into kube-apiserver's wording for this object.
 Status StoreError(const Status& s, const api::KindInfo& kind, const std::string& name) {
   switch (s.reason()) {
-    case Reason::kNotFound: return NotFoundError(kind, name);
-    case Reason::kConflict: return ConflictError(kind, name);
+    case Reason::kNotFound:
+      return NotFoundError(kind, name);
+    case Reason::kConflict:
+      return ConflictError(kind, name);
     case Reason::kAlreadyExists:
-      return WithDetails(Status::AlreadyExists(kind.qualified_resource() + " \"" + name +
-                                               "\" already exists"),
-                         kind, name);
-    default: return s;
+      return WithDetails(
+          Status::AlreadyExists(kind.qualified_resource() + " \"" + name + "\" already exists"),
+          kind, name);
+    default:
+      return s;
   }
 }
 
@@ -323,8 +326,8 @@ static Status ClaimNamespace(const api::KindInfo& kind, const RequestInfo& info,
 }
 
 // Checks namespace, fills server-owned metadata, defaults and validates a new object.
-static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info,
-                            store::Store& store, Clock& clock, json& object) {
+static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info, store::Store& store,
+                            Clock& clock, json& object) {
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
   if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
@@ -348,7 +351,8 @@ static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info,
   meta.erase("deletionGracePeriodSeconds");
   meta.erase("generation");
   ApplyCreateDefaults(kind, object);
-  return WithDetails(api::ValidateCreate(kind, object), kind, JsonString(object, "metadata", "name"));
+  return WithDetails(api::ValidateCreate(kind, object), kind,
+                     JsonString(object, "metadata", "name"));
 }
 
 void ResourceApi::Create(std::shared_ptr<Call> call) {
@@ -366,9 +370,10 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
   StoreCreate(call, std::move(*object));
 }
 
-void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, json object, store::KeyValue existing,
-                              int64_t expected_revision, std::function<void()> on_conflict) {
-  std::string value = object.dump();
+void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, std::string value,
+                              store::KeyValue existing, int64_t expected_revision,
+                              std::function<void()> on_conflict,
+                              std::function<void()> on_not_found) {
   if (value == existing.value) {
     // A no-op write keeps the resourceVersion (kubectl prints "unchanged" / "no change").
     if (expected_revision != 0 && expected_revision != existing.mod_revision) {
@@ -379,10 +384,11 @@ void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, json object, store::Ke
   if (call->dry_run) return call->ReplyStored(200, value, existing.mod_revision, *clock_);
   store::WriteOp op{store::WriteOp::Kind::kUpdate, existing.key, std::move(value),
                     expected_revision};
-  store_->Write(std::move(op), [call, clock = clock_, on_conflict = std::move(on_conflict)](
-                                   Result<store::KeyValue> r) {
+  store_->Write(std::move(op), [call, clock = clock_, on_conflict = std::move(on_conflict),
+                                on_not_found = std::move(on_not_found)](Result<store::KeyValue> r) {
     if (!r.ok()) {
       if (r.status().IsConflict() && on_conflict) return on_conflict();
+      if (r.status().IsNotFound() && on_not_found) return on_not_found();
       return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
     }
     call->ReplyStoredLater(200, std::move(*r), clock);
@@ -413,7 +419,7 @@ static Status PrepareUpdate(const api::KindInfo& kind, const RequestInfo& info,
   return WithDetails(api::ValidateUpdate(kind, object, old_object), kind, name);
 }
 
-void ResourceApi::Update(std::shared_ptr<Call> call) {
+void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
   api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
@@ -422,13 +428,21 @@ void ResourceApi::Update(std::shared_ptr<Call> call) {
   auto rv = ParseResourceVersion(JsonString(*object, "metadata", "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
   const api::KindInfo& kind = *call->kind;
-  auto existing = store_->Get(StorageKey(kind, call->info.namespace_, call->info.name));
+  const std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
+  // The version the client names, when the store knows it without a read (an etcd replica that
+  // wrote or watched it). Whatever happened since, the write's compare-and-swap on that version
+  // gives the answer a read would have: Conflict, or NotFound (then the update is done again
+  // from a read, as a kind created on update creates the object).
+  std::optional<store::KeyValue> known;
+  if (use_known && *rv != 0 && !call->dry_run) known = store_->KnownValue(key, *rv);
+  Result<store::KeyValue> existing =
+      known ? Result<store::KeyValue>(std::move(*known)) : store_->Get(key);
   if (!existing.ok()) {
     if (existing.status().IsNotFound() && kind.allow_create_on_update) {
       (*object)["metadata"].erase("resourceVersion");
       if (JsonString(*object, "metadata", "name") != call->info.name) {
-        return call->Fail(Status::BadRequest("the name of the object does not match the name "
-                                             "on the URL (" + call->info.name + ")"));
+        return call->Fail(Status::BadRequest(
+            "the name of the object does not match the name on the URL (" + call->info.name + ")"));
       }
       Status s = PrepareCreate(kind, call->info, *store_, *clock_, *object);
       if (!s.ok()) return call->Fail(s);
@@ -446,9 +460,8 @@ void ResourceApi::Update(std::shared_ptr<Call> call) {
     return call->Fail(WithDetails(s, kind, call->info.name));
   }
   json old_object;
-  std::string_view old_meta = api::UpdateReadsOnlyOldMetadata(kind)
-                                  ? StoredMetadata(existing->value)
-                                  : std::string_view();
+  std::string_view old_meta =
+      api::UpdateReadsOnlyOldMetadata(kind) ? StoredMetadata(existing->value) : std::string_view();
   if (!old_meta.empty()) {
     // Hot path (lease renewals): decode only what PrepareUpdate and ValidateUpdate read.
     old_object["metadata"] = json::parse(old_meta);
@@ -457,7 +470,12 @@ void ResourceApi::Update(std::shared_ptr<Call> call) {
   }
   Status s = PrepareUpdate(kind, call->info, old_object, *object);
   if (!s.ok()) return call->Fail(s);
-  StoreUpdate(call, std::move(*object), std::move(*existing), *rv, nullptr);
+  std::string value = object->dump();
+  // A no-op keeps the resourceVersion only if nothing changed since: decide it from a read.
+  if (known && value == existing->value) return Update(call, /*use_known=*/false);
+  std::function<void()> on_not_found;
+  if (known) on_not_found = [this, call] { Update(call, /*use_known=*/false); };
+  StoreUpdate(call, std::move(value), std::move(*existing), *rv, nullptr, std::move(on_not_found));
 }
 
 void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
@@ -485,8 +503,10 @@ void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
     auto object = api::Canonicalize(kind, *applied, options);
     if (!object.ok()) return call->Fail(object.status());
     if (JsonString(*object, "metadata", "name") != call->info.name) {
-      return call->Fail(Status::BadRequest("the name of the object does not match the name on "
-                                           "the URL (" + call->info.name + ")"));
+      return call->Fail(
+          Status::BadRequest("the name of the object does not match the name on "
+                             "the URL (" +
+                             call->info.name + ")"));
     }
     Status s = PrepareCreate(kind, call->info, *store_, *clock_, *object);
     if (!s.ok()) return call->Fail(s);
@@ -496,10 +516,18 @@ void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
   current["metadata"]["resourceVersion"] = std::to_string(existing->mod_revision);
   Result<json> patched = Status::Internal("unreachable");
   switch (*type) {
-    case PatchType::kMerge: patched = ApplyMergePatch(current, patch); break;
-    case PatchType::kStrategicMerge: patched = ApplyStrategicMergePatch(current, patch); break;
-    case PatchType::kJson: patched = ApplyJsonPatch(current, patch); break;
-    case PatchType::kApply: patched = ApplyServerSideApply(&current, patch); break;
+    case PatchType::kMerge:
+      patched = ApplyMergePatch(current, patch);
+      break;
+    case PatchType::kStrategicMerge:
+      patched = ApplyStrategicMergePatch(current, patch);
+      break;
+    case PatchType::kJson:
+      patched = ApplyJsonPatch(current, patch);
+      break;
+    case PatchType::kApply:
+      patched = ApplyServerSideApply(&current, patch);
+      break;
   }
   if (!patched.ok()) return call->Fail(WithDetails(patched.status(), kind, call->info.name));
   auto object = api::Canonicalize(kind, *patched, options);
@@ -515,7 +543,7 @@ void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
   // Without a precondition a concurrent write just means: patch the newer object again.
   std::function<void()> retry;
   if (!precondition && attempt < 5) retry = [this, call, attempt] { Patch(call, attempt + 1); };
-  StoreUpdate(call, std::move(*object), std::move(*existing), expected, std::move(retry));
+  StoreUpdate(call, object->dump(), std::move(*existing), expected, std::move(retry));
 }
 
 void ResourceApi::Delete(std::shared_ptr<Call> call) {
@@ -546,16 +574,16 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
   json old_object = json::parse(existing->value);
   std::string uid = JsonString(old_object, "metadata", "uid");
   if (!expected_uid.empty() && expected_uid != uid) {
-    return call->Fail(WithDetails(
-        Status::Conflict("Precondition failed: UID in precondition: " + expected_uid +
-                         ", UID in object meta: " + uid),
-        kind, call->info.name));
+    return call->Fail(WithDetails(Status::Conflict("Precondition failed: UID in precondition: " +
+                                                   expected_uid + ", UID in object meta: " + uid),
+                                  kind, call->info.name));
   }
   if (kind.resource == kNamespacesResource) {
     const std::string& ns = call->info.name;
     if (ns == "default" || ns == "kube-system" || ns == "kube-public") {
       return call->Fail(WithDetails(
-          Status(Reason::kForbidden, "namespaces \"" + ns + "\" is forbidden: this namespace may not be deleted"),
+          Status(Reason::kForbidden,
+                 "namespaces \"" + ns + "\" is forbidden: this namespace may not be deleted"),
           kind, ns));
     }
     if (!call->dry_run) {
@@ -572,8 +600,10 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
     }
   }
   Status success;
-  success.set_details({.name = call->info.name, .group = std::string(kind.group),
-                       .kind = std::string(kind.resource), .uid = uid});
+  success.set_details({.name = call->info.name,
+                       .group = std::string(kind.group),
+                       .kind = std::string(kind.resource),
+                       .uid = uid});
   if (call->dry_run) {
     return call->ReplyObject(200, api::StatusToJsonText(success));
   }

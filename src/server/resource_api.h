@@ -39,13 +39,18 @@ class ResourceApi {
   void List(std::shared_ptr<Call> call);
   void Watch(std::shared_ptr<Call> call);
   void Create(std::shared_ptr<Call> call);
-  void Update(std::shared_ptr<Call> call);
+  // use_known: start from the store's KnownValue of the version the client names, if any.
+  void Update(std::shared_ptr<Call> call, bool use_known = true);
   void Patch(std::shared_ptr<Call> call, int attempt);
   void Delete(std::shared_ptr<Call> call);
   void DeleteCollection(std::shared_ptr<Call> call);
-  // Writes `object` (canonical, validated) over `existing` with compare-and-swap.
-  void StoreUpdate(std::shared_ptr<Call> call, nlohmann::json object, store::KeyValue existing,
-                   int64_t expected_revision, std::function<void()> on_conflict);
+  // Writes `value` (the canonical, validated object, serialized) over `existing` (the version
+  // it replaces; when `value` equals it, it must have been read, as the no-op answer keeps its
+  // resourceVersion) with compare-and-swap on `expected_revision`. When the store answers
+  // Conflict or NotFound, on_conflict / on_not_found run instead of failing, if given.
+  void StoreUpdate(std::shared_ptr<Call> call, std::string value, store::KeyValue existing,
+                   int64_t expected_revision, std::function<void()> on_conflict,
+                   std::function<void()> on_not_found = nullptr);
   void StoreCreate(std::shared_ptr<Call> call, nlohmann::json object);
 
   std::shared_ptr<store::Store> store_;

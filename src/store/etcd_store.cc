@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "etcd_rpc.grpc.pb.h"
+#include "store/known_values.h"
 #include "store/watch_hub.h"
 
 namespace tenure::store {
@@ -162,6 +163,7 @@ struct EtcdStore::Impl {
   std::atomic<size_t> current{0};
   std::atomic<int64_t> last_seen_revision{0};
   std::unique_ptr<WatchHub> hub;
+  KnownValues known;  // from write results and the watch: lets Update skip its read
 
   std::mutex mu;
   std::condition_variable cv;  // write queue, feeder pause
@@ -457,6 +459,7 @@ struct EtcdStore::Impl {
         if (stopping) call.immediate = Status::Unavailable("store is shutting down (not applied)");
       }
       Result<KeyValue> result = call.immediate ? Result<KeyValue>(*call.immediate) : Send(call);
+      if (result.ok()) NoteWritten(call.op.kind, *result);
       call.done(std::move(result));
     }
   }
@@ -541,7 +544,12 @@ struct EtcdStore::Impl {
           if (response.events_size() == 0) continue;
           std::vector<Event> events;
           events.reserve(static_cast<size_t>(response.events_size()));
-          for (const mvccpb::Event& e : response.events()) events.push_back(ToEvent(e));
+          for (const mvccpb::Event& e : response.events()) {
+            events.push_back(ToEvent(e));
+            NoteWritten(events.back().type == Event::Type::kDeleted ? WriteOp::Kind::kDelete
+                                                                    : WriteOp::Kind::kUpdate,
+                        events.back().kv);
+          }
           next = events.back().kv.mod_revision + 1;
           hub->Publish(std::move(events));
         }
@@ -555,6 +563,14 @@ struct EtcdStore::Impl {
         MoveAwayFrom(static_cast<size_t>(idx));
         cv.wait_for(lock, kReconnectPause, [&] { return stopping; });
       }
+    }
+  }
+
+  void NoteWritten(WriteOp::Kind kind, const KeyValue& kv) {
+    if (kind == WriteOp::Kind::kDelete) {
+      known.Forget(kv.key, kv.mod_revision);
+    } else {
+      known.Note(kv);
     }
   }
 
@@ -683,7 +699,13 @@ Result<KeyValue> EtcdStore::Get(std::string_view key) {
   auto response = impl_->Range(std::move(request));
   if (!response.ok()) return response.status();
   if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
-  return impl_->ToKeyValue(response->kvs(0));
+  KeyValue kv = impl_->ToKeyValue(response->kvs(0));
+  impl_->known.Note(kv);
+  return kv;
+}
+
+std::optional<KeyValue> EtcdStore::KnownValue(std::string_view key, int64_t mod_revision) {
+  return impl_->known.Lookup(key, mod_revision);
 }
 
 Result<ListResult> EtcdStore::List(std::string_view prefix) {

@@ -16,6 +16,9 @@
 //   history or compacted in etcd fails with Gone. Other writers of the prefix must write one key
 //   per revision (tenure replicas do): the hub keeps one event per revision.
 //
+// Known values: every write result, watch event and Get result is noted (key -> newest version
+// seen), so an update whose expected revision is that version needs no read first (kube-apiserver
+// starts GuaranteedUpdate from its watch cache the same way); the Txn still compares the revision.
 // Failures: every operation has a deadline (request_timeout). Reads retry on another endpoint
 // until it. A write is retried on another endpoint only when it was certainly not applied (no
 // endpoint connected yet, or etcd answered "no leader"); once sent, a lost connection or a
@@ -80,6 +83,8 @@ class EtcdStore : public Store {
   EtcdStore& operator=(const EtcdStore&) = delete;
 
   Result<KeyValue> Get(std::string_view key) override;
+  // From the versions this replica wrote or saw on its watch (see KnownValues).
+  std::optional<KeyValue> KnownValue(std::string_view key, int64_t mod_revision) override;
   Result<ListResult> List(std::string_view prefix) override;
   // Asks etcd (the store's revision includes every replica's writes). 0 when unreachable.
   int64_t CurrentRevision() override;

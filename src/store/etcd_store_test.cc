@@ -160,6 +160,45 @@ TEST_F(EtcdSingleMemberTest, ReplicasShareObjectsRevisionsAndWatches) {
   EXPECT_EQ(on_b.events().size(), 2u);
 }
 
+// Each replica notes the versions it wrote and the ones its watch showed, so an update naming
+// that version can skip its read; a deletion drops them.
+TEST_F(EtcdSingleMemberTest, ReplicasKnowWhatTheyWroteAndWhatTheirWatchShowed) {
+  std::string prefix = UniquePrefix("known");
+  auto a = MustOpen(Options(prefix));
+  auto b = MustOpen(Options(prefix));
+  ASSERT_TRUE(a && b);
+  Collector on_a, on_b;
+  auto watch_a = a->Watch("/registry/leases/", 0, on_a.Callback());
+  auto watch_b = b->Watch("/registry/leases/", 0, on_b.Callback());
+  ASSERT_TRUE(watch_a.ok() && watch_b.ok());
+  const std::string key = "/registry/leases/ns/known";
+  auto created = a->WriteSync(Create(key, "1"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto on_a_now = a->KnownValue(key, created->mod_revision);  // its own write: at once
+  ASSERT_TRUE(on_a_now);
+  EXPECT_EQ(on_a_now->value, "1");
+  EXPECT_EQ(on_a_now->create_revision, created->mod_revision);
+  EXPECT_FALSE(a->KnownValue(key, created->mod_revision + 1));
+  EXPECT_FALSE(a->KnownValue("/registry/leases/ns/other", created->mod_revision));
+  ASSERT_TRUE(on_b.WaitForRevision(created->mod_revision));
+  ASSERT_TRUE(b->KnownValue(key, created->mod_revision));  // through its watch
+  EXPECT_EQ(b->KnownValue(key, created->mod_revision)->value, "1");
+
+  auto updated = b->WriteSync(Update(key, "2", created->mod_revision));
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  ASSERT_TRUE(on_a.WaitForRevision(updated->mod_revision));
+  EXPECT_FALSE(a->KnownValue(key, created->mod_revision));  // superseded
+  ASSERT_TRUE(a->KnownValue(key, updated->mod_revision));
+  EXPECT_EQ(a->KnownValue(key, updated->mod_revision)->value, "2");
+  EXPECT_EQ(a->KnownValue(key, updated->mod_revision)->create_revision, created->mod_revision);
+
+  auto deleted = a->WriteSync(test_util::Delete(key, updated->mod_revision));
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_FALSE(a->KnownValue(key, updated->mod_revision));
+  ASSERT_TRUE(on_b.WaitForRevision(deleted->mod_revision));
+  EXPECT_FALSE(b->KnownValue(key, updated->mod_revision));
+}
+
 // Every interval the revision noted one interval earlier is compacted (kube-apiserver's
 // protocol on compact_rev_key): a watch from before it is then Gone.
 TEST_F(EtcdSingleMemberTest, CompactsTheRevisionNotedOneIntervalEarlier) {

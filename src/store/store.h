@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,15 @@ class Store {
   virtual ~Store() = default;
 
   virtual Result<KeyValue> Get(std::string_view key) = 0;
+  // The key's value as of its change at `mod_revision`, when this store holds it locally and
+  // can answer without a round trip; nullopt otherwise (the default). Says nothing about whether
+  // that is still the key's current value: a write expecting `mod_revision` is still compared.
+  // An update whose expected revision is known this way needs no read first.
+  virtual std::optional<KeyValue> KnownValue(std::string_view key, int64_t mod_revision) {
+    (void)key;
+    (void)mod_revision;
+    return std::nullopt;
+  }
   virtual Result<ListResult> List(std::string_view prefix) = 0;
   // The revision of the last acknowledged write.
   virtual int64_t CurrentRevision() = 0;
@@ -80,8 +90,7 @@ class Store {
   virtual void Write(WriteOp op, WriteCallback done) = 0;
 
   // Starts a watch of keys under `prefix` with revisions > from_revision (0 means: from now).
-  virtual Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix,
-                                                     int64_t from_revision,
+  virtual Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
                                                      EventCallback on_events) = 0;
 
   // Whether Get/List/CurrentRevision wait for a network round trip (the caller then wants more

@@ -1,0 +1,40 @@
+// KnownValues: the newest version of each key a store has seen go by (its own write results,
+// reads and watch), so that it can name a key's value at a given mod_revision without a round trip.
+// (key, mod_revision) -> value is an immutable fact, so an entry is never wrong, only possibly
+// no longer current; whoever acts on it still compares the revision at the backend.
+// Thread-safe. Holds one entry per live key seen; a deleted key's entry is dropped (a write
+// result arriving after the watch reported the deletion may bring it back: harmless, see above).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "store/store.h"
+
+namespace tenure::store {
+
+class KnownValues {
+ public:
+  // Takes in a key's version unless a newer one of that key is already held.
+  void Note(const KeyValue& kv);
+  // The key was deleted at `revision`: drops what is held from before it.
+  void Forget(const std::string& key, int64_t revision);
+  // The held value when it is the key's version at exactly `mod_revision`.
+  std::optional<KeyValue> Lookup(std::string_view key, int64_t mod_revision) const;
+  size_t size() const;
+
+ private:
+  // Transparent hashing: lookups by string_view without building a string.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, KeyValue, Hash, std::equal_to<>> latest_;
+};
+
+}  // namespace tenure::store

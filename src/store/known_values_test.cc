@@ -1,0 +1,64 @@
+#include "store/known_values.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace tenure::store {
+namespace {
+
+KeyValue Version(const std::string& key, const std::string& value, int64_t revision) {
+  return KeyValue{key, value, 1, revision};
+}
+
+TEST(KnownValuesTest, AnswersOnlyForTheExactRevisionHeld) {
+  KnownValues known;
+  EXPECT_FALSE(known.Lookup("/registry/leases/default/a", 5));
+  known.Note(Version("/registry/leases/default/a", "v5", 5));
+  auto hit = known.Lookup("/registry/leases/default/a", 5);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->value, "v5");
+  EXPECT_EQ(hit->create_revision, 1);
+  EXPECT_FALSE(known.Lookup("/registry/leases/default/a", 4));
+  EXPECT_FALSE(known.Lookup("/registry/leases/default/a", 6));
+  EXPECT_FALSE(known.Lookup("/registry/leases/default/b", 5));
+}
+
+TEST(KnownValuesTest, KeepsTheNewestVersionWhateverTheOrderOfArrival) {
+  KnownValues known;
+  known.Note(Version("k", "v7", 7));
+  known.Note(Version("k", "v6", 6));  // a watch event older than a write result already noted
+  EXPECT_FALSE(known.Lookup("k", 6));
+  EXPECT_EQ(known.Lookup("k", 7)->value, "v7");
+  known.Note(Version("k", "v9", 9));
+  EXPECT_FALSE(known.Lookup("k", 7));
+  EXPECT_EQ(known.Lookup("k", 9)->value, "v9");
+  EXPECT_EQ(known.size(), 1u);
+}
+
+TEST(KnownValuesTest, ADeletionDropsOnlyOlderVersions) {
+  KnownValues known;
+  known.Note(Version("k", "v3", 3));
+  known.Forget("k", 4);
+  EXPECT_FALSE(known.Lookup("k", 3));
+  EXPECT_EQ(known.size(), 0u);
+  known.Note(Version("k", "again", 8));  // re-created after the deletion
+  known.Forget("k", 4);                  // a late report of the old deletion
+  EXPECT_EQ(known.Lookup("k", 8)->value, "again");
+}
+
+TEST(KnownValuesTest, ConcurrentNotesEndWithTheNewest) {
+  KnownValues known;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int64_t r = t; r < 4000; r += 4) known.Note(Version("k", std::to_string(r), r));
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(known.Lookup("k", 3999)->value, "3999");
+}
+
+}  // namespace
+}  // namespace tenure::store
