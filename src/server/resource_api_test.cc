@@ -131,6 +131,15 @@ class ResourceApiTest : public ::testing::Test {
     EXPECT_TRUE(kv.ok());
     return kv.ok() ? *kv : store::KeyValue{};
   }
+  // Another replica's write: the lease moves on to `holder` while this store still knows only
+  // the first version.
+  void WriteUnseen(const std::string& holder) {
+    store::KeyValue first = Stored();
+    ASSERT_EQ(first.mod_revision, std::stoll(first_rv_));
+    HttpResponse moved = Send("PUT", std::string(kLeases) + "/known", Lease(holder, first_rv_));
+    ASSERT_EQ(moved.status, 200) << moved.body;
+    store_->Know(first);
+  }
   static std::string Rv(const HttpResponse& r) {
     return json::parse(r.body)["metadata"]["resourceVersion"].get<std::string>();
   }
@@ -154,11 +163,7 @@ TEST_F(ResourceApiTest, AnUpdateNamingAKnownVersionDoesNotRead) {
 }
 
 TEST_F(ResourceApiTest, AKnownVersionThatIsNoLongerCurrentStillConflicts) {
-  store::KeyValue first = Stored();
-  store_->Know(first);  // then another replica writes: this one has not seen it yet
-  HttpResponse moved = Send("PUT", std::string(kLeases) + "/known", Lease("other", first_rv_));
-  ASSERT_EQ(moved.status, 200) << moved.body;
-  store_->Know(first);
+  ASSERT_NO_FATAL_FAILURE(WriteUnseen("other"));
   HttpResponse stale = Send("PUT", std::string(kLeases) + "/known", Lease("b", first_rv_));
   EXPECT_EQ(stale.status, 409) << stale.body;
   EXPECT_EQ(json::parse(Stored().value)["spec"]["holderIdentity"], "other");
@@ -174,9 +179,7 @@ TEST_F(ResourceApiTest, ANoOpOnAKnownVersionIsConfirmedByARead) {
   EXPECT_EQ(Rv(same), first_rv_);
   EXPECT_EQ(store_->gets - gets, 1);
   // The same no-op after another write the known version does not show: a conflict, not 200.
-  HttpResponse moved = Send("PUT", std::string(kLeases) + "/known", Lease("other", first_rv_));
-  ASSERT_EQ(moved.status, 200) << moved.body;
-  store_->Know(first);
+  ASSERT_NO_FATAL_FAILURE(WriteUnseen("other"));
   HttpResponse stale = Send("PUT", std::string(kLeases) + "/known", Lease("a", first_rv_));
   EXPECT_EQ(stale.status, 409) << stale.body;
   EXPECT_EQ(json::parse(Stored().value)["spec"]["holderIdentity"], "other");
