@@ -15,8 +15,8 @@ std::pair<std::string, std::string> KeyOf(const json& object) {
 
 }  // namespace
 
-Informer::Informer(KubeClient& client, std::string collection_path, Handler handler)
-    : handler_(std::move(handler)) {
+Informer::Informer(KubeClient& client, std::string collection_path, Handler handler, Keep keep)
+    : handler_(std::move(handler)), keep_(keep) {
   subscription_ = client.WatchCollection(
       collection_path,
       [this](const std::string& type, const json& object) { OnEvent(type, object); });
@@ -44,16 +44,16 @@ void Informer::OnEvent(const std::string& type, const json& object) {
   }
   Key key = KeyOf(object);
   if (type == "DELETED") {
-    std::string last;
+    json last;
     {
       std::lock_guard lock(mu_);
       auto it = objects_.find(key);
       if (it == objects_.end()) return;
-      last = std::move(it->second.text);
+      last = Object(it->second);
       objects_.erase(it);
     }
     // A relist reports a deletion with the name only: hand over the last known object.
-    handler_(type, json::parse(last));
+    handler_(type, last);
     return;
   }
   bool known;
@@ -70,8 +70,18 @@ bool Informer::Store(const Key& key, const json& object) {
   std::optional<uint64_t> version = ResourceVersionOf(object);
   auto it = objects_.find(key);
   if (it != objects_.end() && KnownOlder(version, it->second.version)) return false;
-  objects_[key] = Stored{object.dump(), version};
+  Stored& stored = objects_[key];
+  stored.version = version;
+  if (keep_ == Keep::kParsed) {
+    stored.object = object;
+  } else {
+    stored.text = object.dump();
+  }
   return true;
+}
+
+json Informer::Object(const Stored& stored) const {
+  return keep_ == Keep::kParsed ? stored.object : json::parse(stored.text);
 }
 
 bool Informer::synced() const {
@@ -88,15 +98,19 @@ std::optional<json> Informer::Get(const std::string& namespace_, const std::stri
   std::lock_guard lock(mu_);
   auto it = objects_.find({namespace_, name});
   if (it == objects_.end()) return std::nullopt;
-  return json::parse(it->second.text);
+  return Object(it->second);
 }
 
 std::vector<json> Informer::List(const std::function<bool(const json&)>& keep) const {
   std::vector<json> out;
   std::lock_guard lock(mu_);
   for (const auto& [key, stored] : objects_) {
-    json object = json::parse(stored.text);
-    if (!keep || keep(object)) out.push_back(std::move(object));
+    if (keep_ == Keep::kParsed) {
+      if (!keep || keep(stored.object)) out.push_back(stored.object);
+    } else {
+      json object = json::parse(stored.text);
+      if (!keep || keep(object)) out.push_back(std::move(object));
+    }
   }
   return out;
 }

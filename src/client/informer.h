@@ -5,8 +5,9 @@
 // The handler runs on the watch thread after the copy changed, must not block, and gets:
 // "ADDED" (first sight), "MODIFIED", "DELETED" (with the last known object), and "SYNCED" (with
 // {}) after each complete listing. synced() is true from the first complete listing on.
-// The copy keeps each object as its JSON text (a parsed tree costs several times the text:
-// 100,000 Leases took ~180 MiB as trees); Get and List parse what they return.
+// The copy keeps parsed objects, or with Keep::kText each object's JSON text (a parsed tree
+// costs several times the text: 100,000 Leases took ~180 MiB as trees), which Get and List then
+// parse: for large collections that are read rarely.
 // Thread-safe.
 #pragma once
 
@@ -26,8 +27,10 @@ namespace tenure::client {
 class Informer {
  public:
   using Handler = std::function<void(const std::string& type, const nlohmann::json& object)>;
+  enum class Keep { kParsed, kText };
 
-  Informer(KubeClient& client, std::string collection_path, Handler handler);
+  Informer(KubeClient& client, std::string collection_path, Handler handler,
+           Keep keep = Keep::kParsed);
   ~Informer();  // Stop()
   // Ends the deliveries: no handler call after it returns; the copy stays readable.
   void Stop();
@@ -50,14 +53,17 @@ class Informer {
  private:
   using Key = std::pair<std::string, std::string>;  // namespace, name
   struct Stored {
-    std::string text;                 // the object, serialized
+    nlohmann::json object;            // Keep::kParsed
+    std::string text;                 // Keep::kText: the object, serialized
     std::optional<uint64_t> version;  // its resourceVersion when it is an integer
   };
   void OnEvent(const std::string& type, const nlohmann::json& object);
   // Stores `object` under `key` unless the copy holds a known newer version; false then.
   bool Store(const Key& key, const nlohmann::json& object);
+  nlohmann::json Object(const Stored& stored) const;
 
   Handler handler_;
+  const Keep keep_;
   mutable std::mutex mu_;
   std::map<Key, Stored> objects_;
   bool synced_ = false;

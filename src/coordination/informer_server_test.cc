@@ -52,12 +52,22 @@ class InformerServerTest : public ::testing::Test {
   coordination::TestServer server_;
 };
 
-TEST_F(InformerServerTest, ListsThenWatchesEveryNamespaceKeyedByNamespaceAndName) {
+// The tests that read the copy run with both ways of keeping it.
+class InformerKeepTest : public InformerServerTest,
+                         public ::testing::WithParamInterface<Informer::Keep> {};
+INSTANTIATE_TEST_SUITE_P(Keep, InformerKeepTest,
+                         ::testing::Values(Informer::Keep::kParsed, Informer::Keep::kText),
+                         [](const auto& info) {
+                           return info.param == Informer::Keep::kParsed ? "parsed" : "text";
+                         });
+
+TEST_P(InformerKeepTest, ListsThenWatchesEveryNamespaceKeyedByNamespaceAndName) {
   CreateLease("default", "x", "a");
   CreateLease("kube-system", "x", "b");
   Seen seen;
-  Informer informer(client(), "/apis/coordination.k8s.io/v1/leases",
-                    [&](const std::string& type, const json& o) { seen.Add(type, o); });
+  Informer informer(
+      client(), "/apis/coordination.k8s.io/v1/leases",
+      [&](const std::string& type, const json& o) { seen.Add(type, o); }, GetParam());
   ASSERT_TRUE(Eventually([&] { return informer.synced() && seen.Has("SYNCED / "); }));
   EXPECT_TRUE(seen.Has("ADDED default/x a"));
   EXPECT_TRUE(seen.Has("ADDED kube-system/x b"));
@@ -98,9 +108,10 @@ TEST_F(InformerServerTest, ALateCollectionSubscriberGetsTheWholeCollection) {
   EXPECT_EQ(object_events.load(), before);
 }
 
-TEST_F(InformerServerTest, RememberKeepsTheNewestVersion) {
+TEST_P(InformerKeepTest, RememberKeepsTheNewestVersion) {
   json v1 = CreateLease("default", "x", "a");
-  Informer informer(client(), Path("default"), [](const std::string&, const json&) {});
+  Informer informer(
+      client(), Path("default"), [](const std::string&, const json&) {}, GetParam());
   ASSERT_TRUE(Eventually([&] { return informer.synced(); }));
   json v2 = v1;
   v2["spec"]["holderIdentity"] = "b";

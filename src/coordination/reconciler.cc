@@ -64,9 +64,12 @@ void Reconciler::Run(std::stop_token stop) {
   candidates_ = std::make_unique<client::Informer>(
       *client_, CandidatesPath(""),
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
+  // Every Lease of the cluster, read only for managed ones: kept as text (memory). Candidates
+  // are few and filtered on every Lease event: kept parsed.
   leases_ = std::make_unique<client::Informer>(
       *client_, kLeasesPath,
-      [this](const std::string& type, const json& object) { OnLease(type, object); });
+      [this](const std::string& type, const json& object) { OnLease(type, object); },
+      client::Informer::Keep::kText);
   ready_ = true;
   OnSynced();  // in case both listings completed before ready_
   while (auto key = queue_.Get(stop)) {

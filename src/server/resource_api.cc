@@ -469,7 +469,8 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
     old_object = json::parse(existing->value);
   }
   Status s = PrepareUpdate(kind, call->info, old_object, *object);
-  if (!s.ok()) return call->Fail(s);
+  // Judged against a known version that may no longer be current: decide it from a read.
+  if (!s.ok()) return known ? Update(call, /*use_known=*/false) : call->Fail(s);
   std::string value = object->dump();
   // A no-op keeps the resourceVersion only if nothing changed since: decide it from a read.
   if (known && value == existing->value) return Update(call, /*use_known=*/false);

@@ -195,5 +195,34 @@ TEST_F(ResourceApiTest, AKnownVersionOfAnObjectDeletedSinceBehavesAsARead) {
   EXPECT_EQ(json::parse(Stored().value)["spec"]["holderIdentity"], "b");
 }
 
+TEST_F(ResourceApiTest, AValidationErrorAgainstAKnownVersionIsDecidedFromARead) {
+  const std::string candidates =
+      "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates";
+  auto candidate = [](const std::string& lease_name, const std::string& rv) {
+    json c = {{"apiVersion", "coordination.k8s.io/v1beta1"},
+              {"kind", "LeaseCandidate"},
+              {"metadata", {{"name", "c"}, {"namespace", "default"}}},
+              {"spec",
+               {{"leaseName", lease_name},
+                {"binaryVersion", "1.33.0"},
+                {"emulationVersion", "1.33.0"},
+                {"strategy", "OldestEmulationVersion"}}}};
+    if (!rv.empty()) c["metadata"]["resourceVersion"] = rv;
+    return c.dump();
+  };
+  HttpResponse created = Send("POST", candidates, candidate("l1", ""));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string key = "/registry/leasecandidates/default/c";
+  auto stored = store_->Get(key);
+  ASSERT_TRUE(stored.ok());
+  store_->Know(*stored);
+  // Deleted by another replica; this one has not seen it. Against the known version the new
+  // leaseName is an immutable field changed (422); a read finds nothing, so the update creates.
+  ASSERT_TRUE(store_->WriteSync({store::WriteOp::Kind::kDelete, key, "", 0}).ok());
+  HttpResponse r = Send("PUT", candidates + "/c", candidate("l2", Rv(created)));
+  EXPECT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(json::parse(store_->Get(key)->value)["spec"]["leaseName"], "l2");
+}
+
 }  // namespace
 }  // namespace tenure::server

@@ -73,13 +73,12 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
 
 // The server's own /metrics section: read at scrape time only, nothing on the request path.
 MetricsEndpoint::Section ServerMetrics(std::weak_ptr<store::Store> store) {
-  double started = std::chrono::duration<double>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  double started =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   return [store, started] {
-    std::string out = GaugeFamily("tenure_server_start_time_seconds",
-                                  "When this server started, in seconds since the Unix epoch.",
-                                  started);
+    std::string out =
+        GaugeFamily("tenure_server_start_time_seconds",
+                    "When this server started, in seconds since the Unix epoch.", started);
     if (auto s = store.lock()) {
       out += GaugeFamily("tenure_store_revision",
                          "The store's current revision (resourceVersion of the latest write).",
@@ -107,8 +106,8 @@ class ServerImpl final : public Server {
     const api::KindInfo* ns = api::FindByResource("", "namespaces");
     for (const char* name : kBuiltinNamespaces) {
       Status s = resources->EnsureExists(
-          *ns, std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
-                   name + "\"}}");
+          *ns, std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + name +
+                   "\"}}");
       if (!s.ok()) return s;
     }
     HttpServerOptions http;
@@ -133,9 +132,8 @@ class ServerImpl final : public Server {
     auto server = HttpServer::Start(http, handler);
     if (!server.ok()) return server.status();
     http_ = std::move(*server);
-    std::string host = options.address.find(':') != std::string::npos
-                           ? "[" + options.address + "]"
-                           : options.address;
+    std::string host = options.address.find(':') != std::string::npos ? "[" + options.address + "]"
+                                                                      : options.address;
     url_ = std::string(options.tls ? "https://" : "http://") + host + ":" +
            std::to_string(http_->port());
     return WriteKubeconfig(credentials_, url_);
@@ -149,8 +147,10 @@ class ServerImpl final : public Server {
   }
 
   void Stop() override {
-    // HTTP first (no new requests), then the store drains its writes and callbacks.
+    // HTTP first (no new requests), then the store drains its writes and callbacks while the
+    // handlers they call back into (ResourceApi's retries) still exist, then those go.
     if (http_) http_->Stop();
+    if (store_) store_->Close();
     store_.reset();
     http_.reset();
   }

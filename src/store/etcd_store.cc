@@ -156,7 +156,7 @@ struct EtcdStore::Impl {
     std::optional<Status> immediate;  // a result known before sending (bad input)
   };
 
-  explicit Impl(EtcdStoreOptions o) : options(std::move(o)) {}
+  explicit Impl(EtcdStoreOptions o) : options(std::move(o)), known(options.known_values_capacity) {}
 
   EtcdStoreOptions options;
   std::vector<Endpoint> endpoints;
@@ -649,7 +649,9 @@ struct EtcdStore::Impl {
       cv.notify_all();
     }
     // Writes being sent end by their deadline at the latest.
-    for (std::thread& writer : writers) writer.join();
+    for (std::thread& writer : writers) {
+      if (writer.joinable()) writer.join();
+    }
     if (feeder.joinable()) feeder.join();
     if (hub) hub->Shutdown();
   }
@@ -690,6 +692,8 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
 EtcdStore::EtcdStore(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 EtcdStore::~EtcdStore() { impl_->Shutdown(); }
+
+void EtcdStore::Close() { impl_->Shutdown(); }
 
 Result<KeyValue> EtcdStore::Get(std::string_view key) {
   auto etcd_key = impl_->EtcdKey(key);

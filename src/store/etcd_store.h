@@ -60,6 +60,8 @@ struct EtcdStoreOptions {
   size_t watch_history_capacity = 100000;
   // Writes sent at once (one writer thread each); more wait in a queue.
   size_t max_writes_in_flight = 32;
+  // Keys whose newest version is remembered to spare an update's read (KnownValues); 0: none.
+  size_t known_values_capacity = 100000;
   // Keys per Range request of a List (all pages read the same revision).
   int64_t list_page_size = 1000;
   // etcd keeps every revision until compacted. Like kube-apiserver (--etcd-compaction-interval,
@@ -82,6 +84,7 @@ class EtcdStore : public Store {
   EtcdStore(const EtcdStore&) = delete;
   EtcdStore& operator=(const EtcdStore&) = delete;
 
+  void Close() override;
   Result<KeyValue> Get(std::string_view key) override;
   // From the versions this replica wrote or saw on its watch (see KnownValues).
   std::optional<KeyValue> KnownValue(std::string_view key, int64_t mod_revision) override;

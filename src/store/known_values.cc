@@ -6,6 +6,8 @@ void KnownValues::Note(const KeyValue& kv) {
   std::lock_guard lock(mu_);
   auto it = latest_.find(std::string_view(kv.key));
   if (it == latest_.end()) {
+    if (capacity_ == 0) return;
+    if (latest_.size() >= capacity_) latest_.erase(latest_.begin());
     latest_.emplace(kv.key, kv);
   } else if (it->second.mod_revision < kv.mod_revision) {
     it->second = kv;

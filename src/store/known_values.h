@@ -2,8 +2,9 @@
 // reads and watch), so that it can name a key's value at a given mod_revision without a round trip.
 // (key, mod_revision) -> value is an immutable fact, so an entry is never wrong, only possibly
 // no longer current; whoever acts on it still compares the revision at the backend.
-// Thread-safe. Holds one entry per live key seen; a deleted key's entry is dropped (a write
-// result arriving after the watch reported the deletion may bring it back: harmless, see above).
+// Thread-safe. Holds one entry per live key seen, up to a capacity; a deleted key's entry is
+// dropped (a write result arriving after the watch reported the deletion may bring it back:
+// harmless, see above, and bounded by the capacity).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,10 @@ namespace tenure::store {
 
 class KnownValues {
  public:
+  // At most `capacity` keys are held; a new key beyond that evicts an arbitrary one (the map
+  // only saves reads, so losing an entry costs one read later).
+  explicit KnownValues(size_t capacity = 100000) : capacity_(capacity) {}
+
   // Takes in a key's version unless a newer one of that key is already held.
   void Note(const KeyValue& kv);
   // The key was deleted at `revision`: drops what is held from before it.
@@ -33,6 +38,7 @@ class KnownValues {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
+  const size_t capacity_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, KeyValue, Hash, std::equal_to<>> latest_;
 };

@@ -48,6 +48,19 @@ TEST(KnownValuesTest, ADeletionDropsOnlyOlderVersions) {
   EXPECT_EQ(known.Lookup("k", 8)->value, "again");
 }
 
+TEST(KnownValuesTest, HoldsAtMostItsCapacity) {
+  KnownValues known(3);
+  for (int i = 0; i < 10; ++i) known.Note(Version("k" + std::to_string(i), "v", i + 1));
+  EXPECT_EQ(known.size(), 3u);
+  EXPECT_TRUE(known.Lookup("k9", 10));  // the newest note is always held
+  known.Note(Version("k9", "w", 11));   // a held key's newer version replaces it in place
+  EXPECT_EQ(known.size(), 3u);
+  EXPECT_EQ(known.Lookup("k9", 11)->value, "w");
+  KnownValues none(0);
+  none.Note(Version("k", "v", 1));
+  EXPECT_EQ(none.size(), 0u);
+}
+
 TEST(KnownValuesTest, ConcurrentNotesEndWithTheNewest) {
   KnownValues known;
   std::vector<std::thread> threads;

@@ -40,15 +40,15 @@ class Statement {
   sqlite3_stmt* get() const { return stmt_; }
 
   Status BindText(int index, std::string_view text) {
-    return Check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
-                                   SQLITE_STATIC),
-                 "bind");
+    return Check(
+        sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC),
+        "bind");
   }
   Status BindBlob(int index, std::string_view blob) {
     // data() of a std::string is never null, so an empty value binds as an empty blob, not NULL.
-    return Check(sqlite3_bind_blob(stmt_, index, blob.data(), static_cast<int>(blob.size()),
-                                   SQLITE_STATIC),
-                 "bind");
+    return Check(
+        sqlite3_bind_blob(stmt_, index, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC),
+        "bind");
   }
   Status BindInt(int index, int64_t value) {
     return Check(sqlite3_bind_int64(stmt_, index, value), "bind");
@@ -353,6 +353,12 @@ SqliteStore::SqliteStore(const SqliteStoreOptions& options, sqlite3* db)
     : options_(options), db_(db), statements_(std::make_unique<Statements>()) {}
 
 SqliteStore::~SqliteStore() {
+  Close();
+  statements_.reset();
+  if (db_ != nullptr) sqlite3_close(db_);
+}
+
+void SqliteStore::Close() {
   {
     std::lock_guard lock(queue_mu_);
     stopping_ = true;
@@ -361,8 +367,6 @@ SqliteStore::~SqliteStore() {
   if (writer_.joinable()) writer_.join();
   // Event callbacks may still call into the store while the dispatcher stops; hub_ stays valid.
   if (hub_) hub_->Shutdown();
-  statements_.reset();
-  if (db_ != nullptr) sqlite3_close(db_);
 }
 
 Status SqliteStore::Load() {
@@ -409,8 +413,7 @@ Result<KeyValue> SqliteStore::Get(std::string_view key) {
   std::shared_lock lock(data_mu_);
   auto it = data_.find(key);
   if (it == data_.end()) return Status::NotFound("key not found: " + std::string(key));
-  return KeyValue{it->first, it->second.value, it->second.create_revision,
-                  it->second.mod_revision};
+  return KeyValue{it->first, it->second.value, it->second.create_revision, it->second.mod_revision};
 }
 
 Result<ListResult> SqliteStore::List(std::string_view prefix) {

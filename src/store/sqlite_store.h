@@ -48,7 +48,7 @@ struct sqlite3_stmt;
 namespace tenure::store {
 
 struct SqliteStoreOptions {
-  std::string path;                       // database file, created when missing
+  std::string path;                        // database file, created when missing
   size_t watch_history_capacity = 100000;  // events kept for watches from a past revision
   size_t max_batch_size = 1024;            // writes committed in one transaction at most
 };
@@ -61,6 +61,7 @@ class SqliteStore : public Store {
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
+  void Close() override;
   Result<KeyValue> Get(std::string_view key) override;
   Result<ListResult> List(std::string_view prefix) override;
   int64_t CurrentRevision() override;
@@ -114,7 +115,7 @@ class SqliteStore : public Store {
   std::deque<PendingWrite> queue_;
   bool stopping_ = false;
   size_t linger_target_ = 0;  // under queue_mu_: the queue size a lingering writer waits for
-  bool failed_ = false;  // writer thread only: disk state unknown after a failed rollback
+  bool failed_ = false;       // writer thread only: disk state unknown after a failed rollback
 
   std::atomic<uint64_t> commits_{0};
   std::atomic<bool> fail_next_commit_{false};

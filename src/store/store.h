@@ -93,6 +93,11 @@ class Store {
   virtual Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
                                                      EventCallback on_events) = 0;
 
+  // Stops the store: later writes fail with Unavailable, queued ones are answered, and Close
+  // returns once no write callback or watch delivery runs any more, so whoever those callbacks
+  // call into may be destroyed after it. Idempotent; the destructor closes the store.
+  virtual void Close() {}
+
   // Whether Get/List/CurrentRevision wait for a network round trip (the caller then wants more
   // threads to keep requests in flight) rather than read local state.
   virtual bool ReadsBlock() const { return false; }
