@@ -3,10 +3,8 @@
 #include "server/resource_api.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <future>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,6 +12,7 @@
 #include "api/kinds.h"
 #include "server/request_info.h"
 #include "store/sqlite_store.h"
+#include "store/store_test_util.h"
 #include "tenure/clock.h"
 
 namespace tenure::server {
@@ -81,10 +80,8 @@ constexpr const char* kKey = "/registry/leases/default/known";
 class ResourceApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tenure-resource-api-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto sqlite = store::SqliteStore::Open({.path = dir_ + "/db"});
+    ASSERT_TRUE(dir_.ok());
+    auto sqlite = store::SqliteStore::Open({.path = dir_.File("db")});
     ASSERT_TRUE(sqlite.ok()) << sqlite.status().ToString();
     store_ = std::make_shared<KnowingStore>(std::move(*sqlite));
     api_ = std::make_unique<ResourceApi>(store_, Clock::Real());
@@ -101,7 +98,6 @@ class ResourceApiTest : public ::testing::Test {
   void TearDown() override {
     api_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   static std::string Lease(const std::string& holder, const std::string& rv) {
@@ -144,7 +140,7 @@ class ResourceApiTest : public ::testing::Test {
     return json::parse(r.body)["metadata"]["resourceVersion"].get<std::string>();
   }
 
-  std::string dir_;
+  store::test_util::TempDir dir_;  // destroyed last
   std::shared_ptr<KnowingStore> store_;
   std::unique_ptr<ResourceApi> api_;
   std::string first_rv_;

@@ -459,7 +459,7 @@ struct EtcdStore::Impl {
         if (stopping) call.immediate = Status::Unavailable("store is shutting down (not applied)");
       }
       Result<KeyValue> result = call.immediate ? Result<KeyValue>(*call.immediate) : Send(call);
-      if (result.ok()) NoteWritten(call.op.kind, *result);
+      if (result.ok()) Remember(*result, call.op.kind == WriteOp::Kind::kDelete);
       call.done(std::move(result));
     }
   }
@@ -546,9 +546,7 @@ struct EtcdStore::Impl {
           events.reserve(static_cast<size_t>(response.events_size()));
           for (const mvccpb::Event& e : response.events()) {
             events.push_back(ToEvent(e));
-            NoteWritten(events.back().type == Event::Type::kDeleted ? WriteOp::Kind::kDelete
-                                                                    : WriteOp::Kind::kUpdate,
-                        events.back().kv);
+            Remember(events.back().kv, events.back().type == Event::Type::kDeleted);
           }
           next = events.back().kv.mod_revision + 1;
           hub->Publish(std::move(events));
@@ -566,8 +564,10 @@ struct EtcdStore::Impl {
     }
   }
 
-  void NoteWritten(WriteOp::Kind kind, const KeyValue& kv) {
-    if (kind == WriteOp::Kind::kDelete) {
+  // Takes a version this replica saw (written, read or watched) into `known`; a deletion's kv
+  // carries the delete's revision.
+  void Remember(const KeyValue& kv, bool deleted) {
+    if (deleted) {
       known.Forget(kv.key, kv.mod_revision);
     } else {
       known.Note(kv);
@@ -704,7 +704,7 @@ Result<KeyValue> EtcdStore::Get(std::string_view key) {
   if (!response.ok()) return response.status();
   if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
   KeyValue kv = impl_->ToKeyValue(response->kvs(0));
-  impl_->known.Note(kv);
+  impl_->Remember(kv, /*deleted=*/false);
   return kv;
 }
 
