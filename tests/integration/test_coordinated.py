@@ -131,11 +131,9 @@ class CoordinatedElectionTest(CoordinatedMixin, ServerTestCase):
         d_started = d.wait_event("started", FIRST_LEADER_TIMEOUT)
         a.wait_event("stopped", 5)
         self.check(a.running(), "the preempted leader exited instead of staying a candidate")
-        def records_until_d():  # the lease's history through the watch, up to d's assignment
-            recs = [o["spec"] for _, _, o in tracker.snapshot()]
-            first = next((i for i, s in enumerate(recs) if s.get("holderIdentity") == d.identity), None)
-            return None if first is None else (recs, first)
-        recs, first_d = self.wait(records_until_d, 5, "the watch delivering d's assignment")
+        objs, first_d = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == d.identity, 5,
+                                                "d's assignment")
+        recs = [o["spec"] for o in objs]
         self.check(any(s.get("holderIdentity") == a.identity and s.get("preferredHolder") == d.identity
                        for s in recs[:first_d]),
                    f"no preferredHolder={d.identity} on a's lease before d was assigned: {recs[:first_d + 1]}")

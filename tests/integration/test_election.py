@@ -152,8 +152,8 @@ class ElectionTest(ElectionMixin, ServerTestCase):
         t_kill = old.ended_wall
         new, ev = self.wait_new_leader(rest, baseline, TAKEOVER_MAX + 3)
         # The killed leader's last renewal: the last record with its name, as the watch saw it.
-        recs = [o for _, _, o in tracker.snapshot()]
-        first_new = next(i for i, o in enumerate(recs) if o["spec"].get("holderIdentity") == new.identity)
+        recs, first_new = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == new.identity, 5,
+                                                  f"{new.identity}'s first record")
         last_old = [o for o in recs[:first_new] if o["spec"].get("holderIdentity") == old.identity][-1]
         renew = parse_k8s_time(last_old["spec"]["renewTime"])
         takeover = ev.wall - renew
@@ -189,7 +189,10 @@ class ElectionTest(ElectionMixin, ServerTestCase):
             leader.terminate()
             new, ev = self.wait_new_leader(rest, baseline, 5)
             ms = (ev.mono - t0) * 1000
-            # When the released record (empty holder) reached the test's watch.
+            # When the released record (empty holder) reached the test's watch; it precedes the new
+            # leader's first record, so wait for that one to arrive before looking.
+            tracker.objects_through(lambda o: self.holder_of(o, configmap) == new.identity, 5,
+                                    f"{new.identity}'s first record")
             released = [w for w, _, o in tracker.snapshot()[n_events:]
                         if self.holder_of(o, configmap) in ("", None)]
             seen_ms = (ev.wall - released[0]) * 1000 if released else float("nan")
@@ -350,18 +353,23 @@ class ServerOutageTest(ElectionMixin, unittest.TestCase):
             else:
                 self.server.resume()
         # The leader's last renewal: the newest record with its name that the server stored. With a
-        # paused server, requests in flight complete after SIGCONT and the watch delivers them; with
-        # a killed one, read the stored record before a follower overwrites it.
-        renews = [parse_k8s_time(o["spec"]["renewTime"]) for _, _, o in tracker.snapshot()
-                  if o["spec"].get("holderIdentity") == leader.identity]
+        # killed server, read the stored record before a follower overwrites it. With a paused one,
+        # requests in flight at SIGSTOP complete after SIGCONT, long before a follower can take over:
+        # the records the watch delivers before the next leader's first one are complete.
+        def renewals(objs: list[dict]) -> list[float]:
+            return [parse_k8s_time(o["spec"]["renewTime"]) for o in objs
+                    if o["spec"].get("holderIdentity") == leader.identity]
         if kill_server:
+            renews = renewals([o for _, _, o in tracker.snapshot()])
             spec = self.lease_spec(lock)
             if spec.get("holderIdentity") == leader.identity:
                 renews.append(parse_k8s_time(spec["renewTime"]))
-        else:
-            time.sleep(0.2)  # writes in flight at SIGSTOP complete now
-            renews = [parse_k8s_time(o["spec"]["renewTime"]) for _, _, o in tracker.snapshot()
-                      if o["spec"].get("holderIdentity") == leader.identity]
+        # The server is back: exactly one of the followers leads (tenure-elect does not re-contend).
+        new, ev2 = self.wait_new_leader(rest, baseline, LEASE + RETRY + 10)
+        if not kill_server:
+            objs, first_new = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == new.identity, 5,
+                                                      f"{new.identity}'s first record")
+            renews = renewals(objs[:first_new])
         # last_renew is an upper bound of the leader's last SUCCESSFUL renewal: a renewal sent just
         # before the outage may be stored (after SIGCONT) although its answer never reached the
         # leader. `confirmed` is the last one the test's watch saw before the outage (for the report).
@@ -382,8 +390,6 @@ class ServerOutageTest(ElectionMixin, unittest.TestCase):
                        f"the lease could expire for the others ({LEASE} s), although the term's work (fenced "
                        f"writes) stopped {last_write - confirmed:.3f} s after it")
         self.check(stopped.wall > t_out, "the leader stopped before the outage")
-        # The server is back: exactly one of the followers leads (tenure-elect does not re-contend).
-        new, ev2 = self.wait_new_leader(rest, baseline, LEASE + RETRY + 10)
         self.check(ev2.wall >= last_renew + LEASE - EARLY_TOLERANCE,
                    f"{new.identity} started {ev2.wall - last_renew:.3f} s after the old leader's last renewal")
         self.check(int(ev2.data["token"]) > token, f"token {ev2.data['token']} after {token}")
