@@ -1027,15 +1027,17 @@ class ObjectTracker:
         with self._lock:
             return list(self.events)
 
-    def objects_through(self, pred: Callable[[dict], bool], timeout: float, what: str) -> tuple[list[dict], int]:
-        """The objects seen so far and the index of the first one matching pred, once one arrived.
+    def objects_through(self, pred: Callable[[dict], bool], timeout: float, what: str,
+                        start: int = 0) -> tuple[list[dict], int]:
+        """The objects seen so far and the index of the first one from `start` on matching pred,
+        once one arrived.
 
         A candidate's own answer can reach it before the same write reaches this watch, so a test
         that looks for a write it was told about waits here instead of reading snapshot() at once.
         """
         def arrived():
             objs = [o for _, _, o in self.snapshot()]
-            first = next((i for i, o in enumerate(objs) if pred(o)), None)
+            first = next((i for i in range(start, len(objs)) if pred(objs[i])), None)
             return None if first is None else (objs, first)
         return wait_until(arrived, timeout, f"the watch on {self.name} delivering {what}")
 

@@ -156,7 +156,12 @@ class InspectTest(CandidateGroup, ServerTestCase):
         leader.terminate()
         follower.wait_event("started", 10)
         self.create_candidate("described-cand", "described", "1.33.0", "1.33.0")
-        out = self.ok("describe", "lease", f"{NS}/described")
+        # The follower's "became leader" Event is posted by its event recorder after "started".
+        became = rf"Normal\s+LeaderElection\s+\d+s\s+.*{follower.identity} became leader"
+        def described():
+            o = self.ok("describe", "lease", f"{NS}/described")
+            return o if re.search(became, o) else None
+        out = self.wait(described, 10, f"{follower.identity}'s event in describe")
         fields = dict(re.findall(r"^([A-Z][A-Za-z ]+):[ ]+(\S.*)$", out, re.M))
         self.assertEqual(fields["Name"], "described", out)
         self.assertEqual(fields["Namespace"], NS, out)
@@ -172,7 +177,7 @@ class InspectTest(CandidateGroup, ServerTestCase):
         # Events: who became leader and who stopped, as the lease lock recorded them.
         events = out.split("\nEvents:\n", 1)[1]
         self.assertRegex(events, rf"Normal\s+LeaderElection\s+\d+s\s+\S+.*{leader.identity} became leader")
-        self.assertRegex(events, rf"Normal\s+LeaderElection\s+\d+s\s+.*{follower.identity} became leader")
+        self.assertRegex(events, became)
         self.assertRegex(events, rf"{leader.identity} stopped leading")
         # NAME alone with -n works too.
         self.assertIn("Holder:", self.ok("describe", "lease", "described", "-n", NS))

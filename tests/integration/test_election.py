@@ -27,6 +27,7 @@ from tenure_testlib import (Candidate, CandidateGroup, Deadline, FenceChecker, O
                             elect_bin, free_port, lease_path, parse_k8s_time, wait_until)
 
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
+OUTAGE_RENEW = 1.2
 NS = "election"
 LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 # Time to first leader: process start, a create or an expiry of a lease left by nobody.
@@ -43,9 +44,9 @@ class ElectionMixin(CandidateGroup):
     server: Server
 
     def spawn(self, identity: str, lock: str, *, configmap: bool = False, release: bool = False,
-              fence: FenceChecker | None = None) -> Candidate:
+              fence: FenceChecker | None = None, renew: float = RENEW) -> Candidate:
         argv = [elect_bin(), "--kubeconfig", self.server.kubeconfig, "--lock", f"{NS}/{lock}",
-                "--identity", identity, "--lease-duration", str(LEASE), "--renew-deadline", str(RENEW),
+                "--identity", identity, "--lease-duration", str(LEASE), "--renew-deadline", str(renew),
                 "--retry-period", str(RETRY)]
         if configmap:
             argv.append("--configmap")
@@ -328,7 +329,10 @@ class ServerOutageTest(ElectionMixin, unittest.TestCase):
         self.addCleanup(fence.close)
         tracker = ObjectTracker(self.server, lease_path(NS), lock)
         self.addCleanup(tracker.close)
-        cands = [self.spawn(f"o{i}", lock, fence=fence) for i in range(3)]
+        # A renew deadline of 1.2 s: the term ends ~1.6 s after the last renewal (retry + deadline),
+        # leaving the cross-process timestamps below 400 ms of slack before the 2 s lease runs out
+        # (with 1.5 s it is the term guard's ~1.88 s, too close to measure on a loaded machine).
+        cands = [self.spawn(f"o{i}", lock, fence=fence, renew=OUTAGE_RENEW) for i in range(3)]
         leader, ev = self.wait_new_leader(cands, {}, FIRST_LEADER_TIMEOUT)
         token = int(ev.data["token"])
         for c in cands:

@@ -148,7 +148,7 @@ class PythonInteropTest(CandidateGroup, ServerTestCase):
         print(f"\nPython-only kill -9 takeover: {takeover:.3f} s after the last renewal "
               f"({started - leader.ended_wall:.3f} s after the kill; lease {LEASE} s, polling every {RETRY} s)")
         self.check(takeover >= LEASE - EARLY_TOLERANCE, f"took over {takeover:.3f} s after the last renewal")
-        self.check(takeover <= LEASE + 2 * RETRY + 1.5, f"takeover {takeover:.3f} s")
+        self.check(takeover <= LEASE + 3 * RETRY + 2.5, f"takeover {takeover:.3f} s")
         self.wait(lambda: self.cm_holder(lock) == new.identity, 5, f"holder {new.identity}")
         self.nobody_else_starts([c for c in rest if c is not new], new, LEASE, lock)
 
@@ -202,6 +202,7 @@ class PythonInteropTest(CandidateGroup, ServerTestCase):
             graceful = leader.kind == "tenure" and rounds % 2 == 0
             others = [c for c in members.values() if c is not leader and c.running()]
             base = self.starts(others)
+            pre = len(tracker.snapshot())
             t0 = time.time()
             if graceful:
                 released.add((leader.identity, int(leader.last("started").data["token"])))
@@ -209,7 +210,12 @@ class PythonInteropTest(CandidateGroup, ServerTestCase):
             else:
                 leader.kill()
             new, started = self.wait_new_leader(others, LEASE + 2 * RETRY + 5, base)
-            mark = len(tracker.snapshot())
+            # The next round counts renewals after the new leader's first record (identities come
+            # back after a respawn, so look only at records written since this handover began).
+            _, acquired = tracker.objects_through(
+                lambda o: (record_of(o) or {}).get("holderIdentity") == new.identity, 5,
+                f"{new.identity}'s first record", start=pre)
+            mark = acquired + 1
             if not graceful:
                 # Killed: whoever takes over must have waited for the lease to expire.
                 renewed = self.last_renewal_by(tracker, leader.identity)
@@ -292,9 +298,9 @@ class PythonInteropTest(CandidateGroup, ServerTestCase):
         self.check(all(any(r[0] == k for k in it) for r in runs),
                    f"the writes of different leaders interleave: runs {summary}; terms {term_keys}")
         # Each run lies within its term (writes and lines reach the test by different channels,
-        # so allow a little skew: 50 ms at the start, 200 ms at the end).
+        # so allow for scheduling skew on a loaded machine: 300 ms; overlapping terms are caught above).
         for key, first, last, _, _ in runs:
-            inside = [t for t in terms if t[4] == key and t[0] - 0.05 <= first and last <= t[1] + 0.2]
+            inside = [t for t in terms if t[4] == key and t[0] - 0.3 <= first and last <= t[1] + 0.3]
             self.check(inside, f"writes of {key} from {first - t0:.3f} to {last - t0:.3f} s outside its term"
                                f"\n{timeline}")
 
