@@ -98,7 +98,8 @@ class StandIn {
   std::thread thread_;
 };
 
-// A loopback port nobody listens on (connections are refused at once).
+// A loopback port nobody listens on (connections are refused at once). The socket stays bound,
+// not listening, until the test process ends, so no other process can take the port meanwhile.
 uint16_t DeadPort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -107,7 +108,6 @@ uint16_t DeadPort() {
   bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   socklen_t len = sizeof addr;
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
   return ntohs(addr.sin_port);
 }
 

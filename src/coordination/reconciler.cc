@@ -133,12 +133,13 @@ void Reconciler::Reconcile(const std::string& key) {
     auto typed = api::LeaseFromJson(*object);
     if (typed.ok()) lease = std::move(*typed);
   }
+  // The requeue is due a delay after the moment decided on, not after the writes and pings.
+  Clock::TimePoint decided_at = options_.clock->now();
   Decision decision = Decide(lease, candidates, options_.clock->wall_now(), options_.timings);
   if (decision.kind == Decision::Kind::kNoCandidates) {
     state_.erase(key);
     return;
   }
-  ++metrics_.reconciles;
   if (!decision.pings.empty()) SendPings(ns, name, decision.pings);
   bool written = false;
   if (decision.write) {
@@ -152,14 +153,17 @@ void Reconciler::Reconcile(const std::string& key) {
         }
         state_[key].last_error = std::move(error);
       }
-      return Retry(key);  // a conflict: the watch brings the newer lease meanwhile
+      Retry(key);  // a conflict: the watch brings the newer lease meanwhile
+      ++metrics_.reconciles;
+      return;
     }
     written = true;
   }
   Notify(ns, name, decision, written);
   state_[key].failures = 0;
   state_[key].last_error.clear();
-  if (decision.requeue_after) queue_.AddAfter(key, *decision.requeue_after);
+  if (decision.requeue_after) queue_.AddAt(key, decided_at + *decision.requeue_after);
+  ++metrics_.reconciles;  // counted once complete: a reader that sees it sees the requeue
 }
 
 void Reconciler::SendPings(const std::string& ns, const std::string& lease,

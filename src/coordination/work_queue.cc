@@ -10,7 +10,10 @@ void WorkQueue::WakeLocked() {
 }
 
 void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
-  Clock::TimePoint due = clock_->now() + std::max(delay, Clock::Duration::zero());
+  AddAt(key, clock_->now() + std::max(delay, Clock::Duration::zero()));
+}
+
+void WorkQueue::AddAt(const std::string& key, Clock::TimePoint due) {
   std::lock_guard lock(mu_);
   auto [it, inserted] = queued_.emplace(key, due);
   if (!inserted) {

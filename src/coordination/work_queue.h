@@ -23,6 +23,8 @@ class WorkQueue {
 
   void Add(const std::string& key) { AddAfter(key, Clock::Duration::zero()); }
   void AddAfter(const std::string& key, Clock::Duration delay);
+  // Due at `due` on the queue's clock (a time in the past is due at once).
+  void AddAt(const std::string& key, Clock::TimePoint due);
   // Blocks until a key is due and not being processed; nullopt once `stop` is requested.
   std::optional<std::string> Get(std::stop_token stop);
   // Ends the processing of a key handed out by Get.

