@@ -83,7 +83,8 @@ int RunCandidate(char** argv) {
 
   auto cluster = tenure::Cluster::Connect({.kubeconfig = kubeconfig});
   if (!cluster.ok()) {
-    std::fprintf(stderr, "candidate %s: %s\n", identity.c_str(), cluster.status().ToString().c_str());
+    std::fprintf(stderr, "candidate %s: %s\n", identity.c_str(),
+                 cluster.status().ToString().c_str());
     return 1;
   }
   tenure::ElectionConfig config;
@@ -105,7 +106,8 @@ int RunCandidate(char** argv) {
   config.callbacks.on_stopped_leading = [] {};
   auto elector = tenure::Elector::Create(std::move(config));
   if (!elector.ok()) {
-    std::fprintf(stderr, "candidate %s: %s\n", identity.c_str(), elector.status().ToString().c_str());
+    std::fprintf(stderr, "candidate %s: %s\n", identity.c_str(),
+                 elector.status().ToString().c_str());
     return 1;
   }
   tenure::ElectionHandle handle(std::shared_ptr<tenure::Elector>(std::move(*elector)));
@@ -228,8 +230,8 @@ struct Bench {
     return std::make_unique<CandidateProcess>(
         self, std::vector<std::string>{
                   kubeconfig, lease, id, binary, emulation,
-                  std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(p.lease)
-                                     .count())});
+                  std::to_string(
+                      std::chrono::duration_cast<std::chrono::milliseconds>(p.lease).count())});
   }
 
   // The lease's spec.renewTime, in ns since the epoch.
@@ -237,8 +239,7 @@ struct Bench {
     auto object = cluster->client().Call(
         "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/" + lease, nullptr, 5s);
     if (!object.ok()) return std::nullopt;
-    auto t = tenure::api::ParseTime(
-        object->value("/spec/renewTime"_json_pointer, std::string()));
+    auto t = tenure::api::ParseTime(object->value("/spec/renewTime"_json_pointer, std::string()));
     if (!t) return std::nullopt;
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t->time_since_epoch()).count();
   }
@@ -251,8 +252,7 @@ struct Bench {
   // Round `i`'s first candidate (binary and emulation `version`), once it leads its Lease
   // ("<round>-<profile>-<i>"); nullptr (reported) when it does not lead in time.
   std::unique_ptr<CandidateProcess> FirstLeader(const Profile& p, const char* round, int i,
-                                                const std::string& id,
-                                                const std::string& version) {
+                                                const std::string& id, const std::string& version) {
     std::string lease = std::string(round) + "-" + p.name + "-" + std::to_string(i);
     auto leader = Spawn(p, lease, id + "-" + std::to_string(i), version, version);
     if (leader->Wait("leading", StepTimeout(p))) return leader;
@@ -287,8 +287,7 @@ struct Bench {
   }
 
   // {kill -> successor leading} and {last renewal -> successor leading}, in ms.
-  void Deaths(const Profile& p, std::vector<double>& from_kill,
-              std::vector<double>& from_renewal) {
+  void Deaths(const Profile& p, std::vector<double>& from_kill, std::vector<double>& from_renewal) {
     auto wait = StepTimeout(p);
     for (int i = 0; i < rounds; ++i) {
       std::string lease = "death-" + p.name + "-" + std::to_string(i);
@@ -342,9 +341,10 @@ void RunProfile(Bench& bench, const Profile& p) {
   }
   double lease_s = static_cast<double>(p.lease.count());
   double election_s = std::chrono::duration<double>(p.election).count();
-  std::printf("\n%s: controller writes leases of %.0f s, ack window %.1f s; candidates lease "
-              "%.1f s / renew %.1f s / retry %.1f s\n",
-              p.name.c_str(), lease_s, election_s, lease_s, lease_s * 0.6, lease_s * 0.2);
+  std::printf(
+      "\n%s: controller writes leases of %.0f s, ack window %.1f s; candidates lease "
+      "%.1f s / renew %.1f s / retry %.1f s\n",
+      p.name.c_str(), lease_s, election_s, lease_s, lease_s * 0.6, lease_s * 0.2);
   int overlaps = 0;
   std::vector<double> preempt = bench.Preemptions(p, overlaps);
   std::vector<double> from_kill, from_renewal;
@@ -372,11 +372,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     double v = std::atof(argv[i + 1]);
-    if (f == "--rounds") bench.rounds = static_cast<int>(v);
-    else if (f == "--lease") lease = v;
-    else if (f == "--election") election = v;
-    else if (f == "--short-lease") short_lease = v;
-    else if (f == "--short-election") short_election = v;
+    if (f == "--rounds")
+      bench.rounds = static_cast<int>(v);
+    else if (f == "--lease")
+      lease = v;
+    else if (f == "--election")
+      election = v;
+    else if (f == "--short-lease")
+      short_lease = v;
+    else if (f == "--short-election")
+      short_election = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -407,18 +412,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   bench.cluster = *cluster;
-  std::printf("coordinated election benchmark: in-process tenure server (TLS, loopback), "
-              "candidates as child processes, %d rounds per figure\n",
-              bench.rounds);
+  std::printf(
+      "coordinated election benchmark: in-process tenure server (TLS, loopback), "
+      "candidates as child processes, %d rounds per figure\n",
+      bench.rounds);
   auto as_ns = [](double s) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(s));
   };
   if (lease > 0) {
-    RunProfile(bench, {"kubernetes", std::chrono::seconds(static_cast<int>(lease)), as_ns(election)});
+    RunProfile(bench,
+               {"kubernetes", std::chrono::seconds(static_cast<int>(lease)), as_ns(election)});
   }
   if (short_lease > 0) {
-    RunProfile(bench,
-               {"short", std::chrono::seconds(static_cast<int>(short_lease)), as_ns(short_election)});
+    RunProfile(bench, {"short", std::chrono::seconds(static_cast<int>(short_lease)),
+                       as_ns(short_election)});
   }
   bench.cluster.reset();
   (*server)->Stop();

@@ -6,8 +6,8 @@
 //   - memory per extra elector with N electors in one process.
 //   build/bench/election_bench [--handovers 100] [--crashes 3] [--idle-seconds 60]
 //                              [--electors 1000] [--tenure build/src/cli/tenure]
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +35,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-using tenure::bench::Percentile;
 using tenure::bench::PeakRssKiB;
+using tenure::bench::Percentile;
 using tenure::bench::RssKiB;
 
 struct Flags {
@@ -64,14 +64,14 @@ class ServerProcess {
     char tmpl[] = "/tmp/tenure-election-bench-XXXXXX";
     dir_ = mkdtemp(tmpl);
     std::string data = "--data-dir=" + dir_;
-    const char* argv[] = {binary.c_str(), "serve", data.c_str(), "--listen", "127.0.0.1:0",
-                          nullptr};
+    const char* argv[] = {binary.c_str(), "serve",       data.c_str(),
+                          "--listen",     "127.0.0.1:0", nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, (dir_ + "/serve.log").c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, const_cast<char**>(argv),
-                    environ) != 0) {
+    if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
+        0) {
       pid_ = 0;
     }
     posix_spawn_file_actions_destroy(&actions);
@@ -119,7 +119,9 @@ class CrashableLock final : public tenure::Lock {
   }
   // Crashes right after the next successful renewal.
   void CrashAfterNextRenewal() { crash_next_ = true; }
-  Clock::time_point last_success() const { return Clock::time_point(Clock::duration(last_.load())); }
+  Clock::time_point last_success() const {
+    return Clock::time_point(Clock::duration(last_.load()));
+  }
   bool crashed() const { return dead_.load(); }
 
  private:
@@ -205,8 +207,10 @@ void GracefulHandovers(const ServerProcess& server, int count) {
     std::string current = a_leads ? "a" : "b";
     WaitFor([&] { return follower->elector->Leader() == current; }, 30s);
   }
-  std::printf("graceful handover (stop with release -> successor leading), %d runs: p50 %.1f ms  p99 %.1f ms  max %.1f ms\n",
-              count, Percentile(ms, 0.5), Percentile(ms, 0.99), Percentile(ms, 1.0));
+  std::printf(
+      "graceful handover (stop with release -> successor leading), %d runs: p50 %.1f ms  p99 %.1f "
+      "ms  max %.1f ms\n",
+      count, Percentile(ms, 0.5), Percentile(ms, 0.99), Percentile(ms, 1.0));
 }
 
 void CrashTakeovers(const ServerProcess& server, int count) {
@@ -233,48 +237,57 @@ void CrashTakeovers(const ServerProcess& server, int count) {
     leader->handle.reset();
     follower->handle.reset();
   }
-  std::printf("crash takeover (last successful renewal -> successor leading), lease 15 s, %d runs: p50 %.3f s  max %.3f s\n",
-              count, Percentile(seconds, 0.5), Percentile(seconds, 1.0));
+  std::printf(
+      "crash takeover (last successful renewal -> successor leading), lease 15 s, %d runs: p50 "
+      "%.3f s  max %.3f s\n",
+      count, Percentile(seconds, 0.5), Percentile(seconds, 1.0));
 }
 
 void IdleFollower(const ServerProcess& server, int seconds) {
-  auto leader = StartCandidate(tenure::NewLeaseLock(Connect(server), {"default", "idle", "a", false}), true);
+  auto leader =
+      StartCandidate(tenure::NewLeaseLock(Connect(server), {"default", "idle", "a", false}), true);
   WaitFor([&] { return leader->terms.load() == 1; }, 30s);
   auto follower_cluster = Connect(server);
-  auto follower = StartCandidate(
-      tenure::NewLeaseLock(follower_cluster, {"default", "idle", "b", false}), true);
+  auto follower =
+      StartCandidate(tenure::NewLeaseLock(follower_cluster, {"default", "idle", "b", false}), true);
   WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
   std::this_thread::sleep_for(1s);
   uint64_t before = follower_cluster->requests();
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   uint64_t during = follower_cluster->requests() - before;
-  std::printf("idle follower: %llu API requests in %d s (%.1f per minute) besides its one watch stream, while the leader renewed every 2 s\n",
-              static_cast<unsigned long long>(during), seconds,
-              static_cast<double>(during) * 60.0 / seconds);
+  std::printf(
+      "idle follower: %llu API requests in %d s (%.1f per minute) besides its one watch stream, "
+      "while the leader renewed every 2 s\n",
+      static_cast<unsigned long long>(during), seconds,
+      static_cast<double>(during) * 60.0 / seconds);
 }
 
 void ManyElectors(const ServerProcess& server, int count) {
   auto cluster = Connect(server);
   // One elector first, so that connections, the watch and thread machinery exist.
   std::vector<std::unique_ptr<Candidate>> electors;
-  electors.push_back(StartCandidate(tenure::NewLeaseLock(cluster, {"default", "many-0", "x", false}), true));
+  electors.push_back(
+      StartCandidate(tenure::NewLeaseLock(cluster, {"default", "many-0", "x", false}), true));
   WaitFor([&] { return electors[0]->terms.load() == 1; }, 30s);
   long before = RssKiB();
   for (int i = 1; i < count; ++i) {
     electors.push_back(StartCandidate(
         tenure::NewLeaseLock(cluster, {"default", "many-" + std::to_string(i), "x", false}), true));
   }
-  WaitFor([&] {
-    for (auto& e : electors) {
-      if (e->terms.load() == 0) return false;
-    }
-    return true;
-  }, 120s);
+  WaitFor(
+      [&] {
+        for (auto& e : electors) {
+          if (e->terms.load() == 0) return false;
+        }
+        return true;
+      },
+      120s);
   std::this_thread::sleep_for(3s);  // a few renewal rounds
   long after = RssKiB();
-  std::printf("%d electors in one process (one lease each, all leading and renewing): RSS +%ld KiB for %d extra electors = %.1f KiB per elector\n",
-              count, after - before, count - 1,
-              static_cast<double>(after - before) / (count - 1));
+  std::printf(
+      "%d electors in one process (one lease each, all leading and renewing): RSS +%ld KiB for %d "
+      "extra electors = %.1f KiB per elector\n",
+      count, after - before, count - 1, static_cast<double>(after - before) / (count - 1));
   electors.clear();
 }
 
@@ -282,15 +295,20 @@ void ManyElectors(const ServerProcess& server, int count) {
 
 int main(int argc, char** argv) {
   Flags flags;
-  flags.tenure = std::filesystem::canonical("/proc/self/exe").parent_path().string() +
-                 "/../src/cli/tenure";
+  flags.tenure =
+      std::filesystem::canonical("/proc/self/exe").parent_path().string() + "/../src/cli/tenure";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string f = argv[i];
-    if (f == "--handovers") flags.handovers = std::atoi(argv[i + 1]);
-    else if (f == "--crashes") flags.crashes = std::atoi(argv[i + 1]);
-    else if (f == "--idle-seconds") flags.idle_seconds = std::atoi(argv[i + 1]);
-    else if (f == "--electors") flags.electors = std::atoi(argv[i + 1]);
-    else if (f == "--tenure") flags.tenure = argv[i + 1];
+    if (f == "--handovers")
+      flags.handovers = std::atoi(argv[i + 1]);
+    else if (f == "--crashes")
+      flags.crashes = std::atoi(argv[i + 1]);
+    else if (f == "--idle-seconds")
+      flags.idle_seconds = std::atoi(argv[i + 1]);
+    else if (f == "--electors")
+      flags.electors = std::atoi(argv[i + 1]);
+    else if (f == "--tenure")
+      flags.tenure = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -301,7 +319,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot start %s serve\n", flags.tenure.c_str());
     return 1;
   }
-  std::printf("election benchmark: default timings (lease 15 s, renew deadline 10 s, retry 2 s), tenure serve on loopback\n");
+  std::printf(
+      "election benchmark: default timings (lease 15 s, renew deadline 10 s, retry 2 s), tenure "
+      "serve on loopback\n");
   if (flags.handovers > 0) GracefulHandovers(server, flags.handovers);
   if (flags.crashes > 0) CrashTakeovers(server, flags.crashes);
   if (flags.idle_seconds > 0) IdleFollower(server, flags.idle_seconds);

@@ -68,9 +68,10 @@ bool LeanClient::Connect() {
 bool LeanClient::WriteAll(const std::string& data) {
   size_t done = 0;
   while (done < data.size()) {
-    int n = ssl_ != nullptr ? SSL_write(ssl_, data.data() + done, static_cast<int>(data.size() - done))
-                            : static_cast<int>(::send(fd_, data.data() + done, data.size() - done,
-                                                      MSG_NOSIGNAL));
+    int n =
+        ssl_ != nullptr
+            ? SSL_write(ssl_, data.data() + done, static_cast<int>(data.size() - done))
+            : static_cast<int>(::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL));
     if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
@@ -98,8 +99,8 @@ bool LeanClient::ReadReply(LeanReply& reply) {
   bool chunked = false;
   for (size_t at = head.find("\r\n"); at != std::string_view::npos;) {
     size_t next = head.find("\r\n", at + 2);
-    std::string_view line = head.substr(at + 2, next == std::string_view::npos ? head.npos
-                                                                               : next - at - 2);
+    std::string_view line =
+        head.substr(at + 2, next == std::string_view::npos ? head.npos : next - at - 2);
     if (line.size() > 15 && strncasecmp(line.data(), "content-length:", 15) == 0) {
       length = std::atol(line.data() + 15);
     } else if (line.size() > 18 && strncasecmp(line.data(), "transfer-encoding:", 18) == 0) {

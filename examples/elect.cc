@@ -57,20 +57,34 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--kubeconfig") kubeconfig = next();
-    else if (a == "--servers") servers = next();
-    else if (a == "--lock") lock_name = next();
-    else if (a == "--identity") identity = next();
-    else if (a == "--configmap") configmap = true;
-    else if (a == "--release-on-cancel") release = true;
-    else if (a == "--lease-duration") lease = Seconds(next());
-    else if (a == "--renew-deadline") renew = Seconds(next());
-    else if (a == "--retry-period") retry = Seconds(next());
-    else if (a == "--fence-port") fence_port = std::atoi(next());
-    else if (a == "--coordinated") coordinated = true;
-    else if (a == "--binary-version") binary_version = next();
-    else if (a == "--emulation-version") emulation_version = next();
-    else if (a == "--strategy") strategy = next();
+    if (a == "--kubeconfig")
+      kubeconfig = next();
+    else if (a == "--servers")
+      servers = next();
+    else if (a == "--lock")
+      lock_name = next();
+    else if (a == "--identity")
+      identity = next();
+    else if (a == "--configmap")
+      configmap = true;
+    else if (a == "--release-on-cancel")
+      release = true;
+    else if (a == "--lease-duration")
+      lease = Seconds(next());
+    else if (a == "--renew-deadline")
+      renew = Seconds(next());
+    else if (a == "--retry-period")
+      retry = Seconds(next());
+    else if (a == "--fence-port")
+      fence_port = std::atoi(next());
+    else if (a == "--coordinated")
+      coordinated = true;
+    else if (a == "--binary-version")
+      binary_version = next();
+    else if (a == "--emulation-version")
+      emulation_version = next();
+    else if (a == "--strategy")
+      strategy = next();
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -115,8 +129,8 @@ int main(int argc, char** argv) {
       return started.status().reason() == tenure::Reason::kInvalid ? 2 : 1;
     }
     registrar = std::move(*started);
-    Print("{\"event\":\"candidate\",\"identity\":" + Quote(identity) + ",\"apiVersion\":" +
-          Quote(registrar->api_version()) + "}");
+    Print("{\"event\":\"candidate\",\"identity\":" + Quote(identity) +
+          ",\"apiVersion\":" + Quote(registrar->api_version()) + "}");
   }
   tenure::ElectionConfig config;
   config.lock = configmap ? tenure::NewConfigMapLock(*cluster, lock_options)
@@ -132,7 +146,7 @@ int main(int argc, char** argv) {
     config.recontend_after = config.retry_period;
   }
   config.callbacks.on_started_leading = [fence_port, identity](std::stop_token stop,
-                                                              const tenure::LeaderTerm& term) {
+                                                               const tenure::LeaderTerm& term) {
     Print("{\"event\":\"started\",\"identity\":" + Quote(identity) +
           ",\"token\":" + std::to_string(term.fencing_token) + "}");
     if (fence_port == 0) return;
@@ -141,7 +155,8 @@ int main(int argc, char** argv) {
     tenure::client::HttpConnection fence(ep);
     for (long seq = 0; !stop.stop_requested(); ++seq) {
       std::string body = "{\"token\":" + std::to_string(term.fencing_token) +
-                         ",\"identity\":" + Quote(identity) + ",\"seq\":" + std::to_string(seq) + "}";
+                         ",\"identity\":" + Quote(identity) + ",\"seq\":" + std::to_string(seq) +
+                         "}";
       auto reply = fence.Request("POST", "/write", {{"Content-Type", "application/json"}}, body,
                                  std::chrono::seconds(2));
       if (reply.ok() && reply->status == 409) {

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config clang-format
   libboost-dev libboost-system-dev libssl-dev openssl
   nlohmann-json3-dev libsqlite3-dev libyaml-cpp-dev libcli11-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -51,9 +51,9 @@ namespace tenure {
 inline constexpr const char* kOldestEmulationVersion = "OldestEmulationVersion";
 
 struct CandidateOptions {
-  std::string namespace_;  // "" : the cluster's default namespace
-  std::string identity;    // the LeaseCandidate's name; also the elector's identity
-  std::string lease_name;  // the Lease the candidate runs for
+  std::string namespace_;         // "" : the cluster's default namespace
+  std::string identity;           // the LeaseCandidate's name; also the elector's identity
+  std::string lease_name;         // the Lease the candidate runs for
   std::string binary_version;     // e.g. "1.34.0"
   std::string emulation_version;  // e.g. "1.33.0"; required by OldestEmulationVersion
   std::string strategy = kOldestEmulationVersion;
@@ -64,9 +64,9 @@ struct CandidateOptions {
 };
 
 struct CandidateRegistrarStats {
-  uint64_t renewals = 0;      // periodic renewals written
-  uint64_t acks = 0;          // pings acknowledged
-  uint64_t recreations = 0;   // candidate created again after it vanished
+  uint64_t renewals = 0;     // periodic renewals written
+  uint64_t acks = 0;         // pings acknowledged
+  uint64_t recreations = 0;  // candidate created again after it vanished
   uint64_t failed_requests = 0;
 };
 

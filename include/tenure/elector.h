@@ -37,8 +37,8 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "tenure/clock.h"
 #include "tenure/lock.h"
@@ -97,9 +97,9 @@ Status ValidateElectionConfig(const ElectionConfig& config);
 // Counters an elector keeps; read them with Elector::metrics().
 struct ElectorMetrics {
   bool is_leader = false;
-  uint64_t slow_path_total = 0;      // renewals that needed a GET
-  uint64_t transitions_total = 0;    // terms started by this elector
-  uint64_t renew_total = 0;          // successful renewals
+  uint64_t slow_path_total = 0;    // renewals that needed a GET
+  uint64_t transitions_total = 0;  // terms started by this elector
+  uint64_t renew_total = 0;        // successful renewals
   uint64_t failed_attempts_total = 0;
   std::chrono::nanoseconds last_renew_latency{0};
 };

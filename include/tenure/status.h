@@ -17,22 +17,22 @@ namespace tenure {
 
 enum class Reason {
   kOk,
-  kNotFound,              // 404
-  kAlreadyExists,         // 409
-  kConflict,              // 409
-  kInvalid,               // 422
-  kBadRequest,            // 400
-  kUnauthorized,          // 401
-  kForbidden,             // 403
-  kMethodNotAllowed,      // 405
-  kNotAcceptable,         // 406
-  kGone,                  // 410, reason "Expired": a resourceVersion older than the kept history
-  kRequestEntityTooLarge, // 413
-  kUnsupportedMediaType,  // 415
-  kTooManyRequests,       // 429
-  kInternalError,         // 500
-  kServiceUnavailable,    // 503: also "could not reach the server"
-  kTimeout,               // 504
+  kNotFound,               // 404
+  kAlreadyExists,          // 409
+  kConflict,               // 409
+  kInvalid,                // 422
+  kBadRequest,             // 400
+  kUnauthorized,           // 401
+  kForbidden,              // 403
+  kMethodNotAllowed,       // 405
+  kNotAcceptable,          // 406
+  kGone,                   // 410, reason "Expired": a resourceVersion older than the kept history
+  kRequestEntityTooLarge,  // 413
+  kUnsupportedMediaType,   // 415
+  kTooManyRequests,        // 429
+  kInternalError,          // 500
+  kServiceUnavailable,     // 503: also "could not reach the server"
+  kTimeout,                // 504
 };
 
 // One invalid field, as in metav1.StatusCause.
@@ -105,7 +105,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return status_.ok(); }

@@ -5,7 +5,8 @@
 namespace tenure::api {
 
 nlohmann::json StatusToJson(const Status& status) {
-  nlohmann::json out = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()}};
+  nlohmann::json out = {
+      {"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()}};
   out["status"] = status.ok() ? "Success" : "Failure";
   if (!status.message().empty()) out["message"] = status.message();
   if (!status.ok()) out["reason"] = std::string(status.reason_name());

@@ -161,7 +161,8 @@ std::string Units(int64_t major, char major_unit, int64_t minor = 0, char minor_
 }  // namespace
 
 std::string HumanDuration(std::chrono::nanoseconds d) {
-  const int64_t seconds = d.count() / 1000000000;  // truncates toward zero, as Go's int(d.Seconds())
+  const int64_t seconds =
+      d.count() / 1000000000;  // truncates toward zero, as Go's int(d.Seconds())
   if (seconds < -1) return "<invalid>";
   if (seconds < 0) return "0s";
   if (seconds < 60 * 2) return Units(seconds, 's');

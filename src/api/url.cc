@@ -56,7 +56,8 @@ std::multimap<std::string, std::string> ParseQuery(std::string_view query) {
     if (pair.empty()) continue;
     size_t eq = pair.find('=');
     std::string key = PercentDecode(pair.substr(0, eq), true);
-    std::string value = eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
+    std::string value =
+        eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
     out.emplace(std::move(key), std::move(value));
   }
   return out;

@@ -65,7 +65,9 @@ class DemoLog {
     std::lock_guard lock(mu_);
     std::cout << text << std::endl;
   }
-  void Section(const std::string& title) { Line("\n" + painter_.Paint("== " + title, Color::kBold)); }
+  void Section(const std::string& title) {
+    Line("\n" + painter_.Paint("== " + title, Color::kBold));
+  }
   void Note(const std::string& text) { Line("           " + text); }
 
  private:
@@ -99,7 +101,8 @@ class LeaseWatch {
     // The demo's server is new: the lease does not exist yet, so its creation is a change.
     timeline_.Observe(std::chrono::system_clock::now(), std::nullopt);
     subscription_ = client.WatchObject(
-        LeaseApi::LeasesPath(kNamespace), name, [this](const std::string& type, const json& object) {
+        LeaseApi::LeasesPath(kNamespace), name,
+        [this](const std::string& type, const json& object) {
           std::optional<api::Lease> lease;
           if (type != "DELETED") {
             auto parsed = api::LeaseFromJson(object);
@@ -186,11 +189,12 @@ class Demo {
       return Fail("creating namespace demo: " + created.status().ToString());
     }
     // The candidates run this very binary, also when its file was replaced since it started.
-    if (access("/proc/self/exe", X_OK) != 0) return Fail("cannot run this program (/proc/self/exe)");
+    if (access("/proc/self/exe", X_OK) != 0)
+      return Fail("cannot run this program (/proc/self/exe)");
     auto fleet = DemoFleet::Create(
         folder_, "/proc/self/exe",
-        {"--kubeconfig", kubeconfig_, "--lease-duration", Seconds(kLeaseDuration), "--renew-deadline",
-         Seconds(kRenewDeadline), "--retry-period", Seconds(kRetryPeriod)},
+        {"--kubeconfig", kubeconfig_, "--lease-duration", Seconds(kLeaseDuration),
+         "--renew-deadline", Seconds(kRenewDeadline), "--retry-period", Seconds(kRetryPeriod)},
         [this](const CandidateEvent& e) { Show(e); });
     if (!fleet.ok()) return Fail(fleet.status().ToString());
     std::lock_guard lock(fleet_mu_);
@@ -254,7 +258,8 @@ class Demo {
   }
 
   bool StartCandidates(Measurements& m) {
-    log_.Section(std::string("Three candidate processes campaign for lease ") + kNamespace + "/" + kLease);
+    log_.Section(std::string("Three candidate processes campaign for lease ") + kNamespace + "/" +
+                 kLease);
     watches_.push_back(std::make_unique<LeaseWatch>(*client_, kLease, log_));
     size_t cursor = fleet_->EventCount();
     size_t ready_cursor = cursor;
@@ -312,10 +317,12 @@ class Demo {
     m.handover = ReplaceLeader(SIGTERM, "sent SIGTERM");
     if (!m.handover) return false;
     log_.Note(log_.painter().Paint("handover: " + PreciseDuration(*m.handover), Color::kBold) +
-              " from SIGTERM to " + leader_ + "'s first term: no waiting for expiry, the followers " +
+              " from SIGTERM to " + leader_ +
+              "'s first term: no waiting for expiry, the followers " +
               "watch the lease and take it the moment it is released");
-    fleet_->WaitFor([&](const CandidateEvent& e) { return e.event == "exit" && e.identity == stopping; },
-                    5s, &exit_cursor);
+    fleet_->WaitFor(
+        [&](const CandidateEvent& e) { return e.event == "exit" && e.identity == stopping; }, 5s,
+        &exit_cursor);
     return true;
   }
 
@@ -346,12 +353,14 @@ class Demo {
     };
     auto controller = coordination::Controller::Start(cluster_, options);
     if (!controller.ok()) {
-      m.coordinated_skipped = "the election controller did not start: " + controller.status().message();
+      m.coordinated_skipped =
+          "the election controller did not start: " + controller.status().message();
       log_.Now(log_.painter().Paint("skipped: " + m.coordinated_skipped, Color::kYellow));
       return true;
     }
     controller_ = std::move(*controller);
-    log_.Note("Candidates register a LeaseCandidate with their versions; the controller assigns lease");
+    log_.Note(
+        "Candidates register a LeaseCandidate with their versions; the controller assigns lease");
     log_.Note(std::string(kNamespace) + "/" + kCoordinatedLease +
               " to the oldest emulation version, so that during an upgrade or a rollback a");
     log_.Note("component never runs under a leader newer than itself.");
@@ -378,7 +387,8 @@ class Demo {
     if (!preempted) return false;
     m.coordinated_preemption = preempted->at - spawned;
     log_.Note(log_.painter().Paint("v1.32 took over", Color::kBold) + " " +
-              PreciseDuration(*m.coordinated_preemption) + " after it started: the controller set " +
+              PreciseDuration(*m.coordinated_preemption) +
+              " after it started: the controller set " +
               "preferredHolder, v1.33 released at once (no waiting for the lease to expire)");
 
     log_.Now("v1.32 goes away (upgraded): it withdraws its LeaseCandidate and releases the lease");
@@ -425,7 +435,8 @@ void PrintSummary(DemoLog& log, const Measurements& m) {
   row("coordinated election", m.coordinated_election, "a lone candidate starts -> it leads");
   row("coordinated preemption", m.coordinated_preemption, "an older version starts -> it leads");
   row("coordinated handover", m.coordinated_handover, "the leader stops -> the other leads");
-  if (!m.coordinated_skipped.empty()) log.Line("  coordinated election        skipped: " + m.coordinated_skipped);
+  if (!m.coordinated_skipped.empty())
+    log.Line("  coordinated election        skipped: " + m.coordinated_skipped);
 }
 
 int RunDemo(const DemoFlags& flags) {
@@ -469,8 +480,9 @@ int RunDemo(const DemoFlags& flags) {
   std::error_code ec;
   if (!flags.keep) std::filesystem::remove_all(folder, ec);
   log.Line("\nCleaned up: " + cleaned + ", " +
-           (flags.keep ? folder + " kept" : ec ? "could not remove " + folder + ": " + ec.message()
-                                                : folder + " removed") +
+           (flags.keep ? folder + " kept"
+            : ec       ? "could not remove " + folder + ": " + ec.message()
+                       : folder + " removed") +
            ".");
   if (interrupted) return 130;
   return ok ? 0 : 1;
@@ -481,7 +493,8 @@ int RunDemo(const DemoFlags& flags) {
 void AddDemoCommand(CLI::App& app) {
   auto flags = std::make_shared<DemoFlags>();
   CLI::App* demo = app.add_subcommand(
-      "demo", "Watch leader election live: crash takeover, graceful handover, coordinated election");
+      "demo",
+      "Watch leader election live: crash takeover, graceful handover, coordinated election");
   demo->add_flag("--keep", flags->keep, "Keep the temporary folder (server data, kubeconfig)");
   demo->footer(
       "Starts a server in a temporary folder and candidate processes, kills the leader with\n"

@@ -80,7 +80,8 @@ void DemoFleet::ReadLoop() {
 }
 
 Status DemoFleet::Spawn(const std::string& identity, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {self_, "demo-candidate", "--identity", identity, "--report", fifo_};
+  std::vector<std::string> argv = {self_,    "demo-candidate", "--identity",
+                                   identity, "--report",       fifo_};
   argv.insert(argv.end(), base_args_.begin(), base_args_.end());
   argv.insert(argv.end(), args.begin(), args.end());
   auto child = ChildProcess::Spawn(argv, {});

@@ -26,8 +26,8 @@ namespace tenure::cli {
 
 struct CandidateEvent {
   std::string identity;
-  std::string event;  // ready, registered, started, stopped, stopping, released, exit, error
-  uint64_t token = 0;  // "started": the term's fencing token
+  std::string event;    // ready, registered, started, stopped, stopping, released, exit, error
+  uint64_t token = 0;   // "started": the term's fencing token
   std::string message;  // "error"
   std::chrono::steady_clock::time_point at;  // when the candidate reported it
 };
@@ -52,7 +52,8 @@ class DemoFleet {
   // The first event at index >= *cursor (events are numbered in arrival order) that matches,
   // waiting until `timeout`; advances *cursor past it. nullopt on timeout or Interrupt.
   std::optional<CandidateEvent> WaitFor(const std::function<bool(const CandidateEvent&)>& match,
-                                        std::chrono::steady_clock::duration timeout, size_t* cursor);
+                                        std::chrono::steady_clock::duration timeout,
+                                        size_t* cursor);
   // Number of events received so far (a cursor for "from now on").
   size_t EventCount() const;
   // Makes every WaitFor return nullopt from now on (Ctrl-C).

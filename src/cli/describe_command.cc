@@ -19,7 +19,8 @@ using nlohmann::json;
 constexpr size_t kMaxEvents = 15;
 
 // `micro`: a MicroTime field (spec times) rather than a Time (metadata, whole seconds).
-std::string TimeAndAge(const std::optional<api::Timestamp>& t, api::Timestamp now, bool micro = true) {
+std::string TimeAndAge(const std::optional<api::Timestamp>& t, api::Timestamp now,
+                       bool micro = true) {
   if (!t) return "<none>";
   return (micro ? api::FormatMicroTime(*t) : api::FormatTime(*t)) + " (" + Ago(t, now) + " ago)";
 }
@@ -90,7 +91,9 @@ std::string EventsSection(LeaseApi& api, const api::Lease& lease, api::Timestamp
   TextTable table({"TYPE", "REASON", "AGE", "FROM", "MESSAGE"});
   for (size_t i = skip; i < events.size(); ++i) {
     const api::Event& e = events[i];
-    auto when = e.last_timestamp ? e.last_timestamp : e.event_time ? e.event_time : e.first_timestamp;
+    auto when = e.last_timestamp ? e.last_timestamp
+                : e.event_time   ? e.event_time
+                                 : e.first_timestamp;
     std::string from = !e.reporting_component.empty() ? e.reporting_component : e.source.component;
     if (!e.reporting_instance.empty()) from += " (" + e.reporting_instance + ")";
     table.AddRow({{e.type, e.type == "Warning" ? Color::kYellow : Color::kNone},
@@ -116,7 +119,8 @@ int RunDescribe(const LeaseRefFlags& flags) {
   }
   auto lease = api::LeaseFromJson(*object);
   if (!lease.ok()) {
-    std::cerr << "tenure describe: unexpected Lease from the server: " << lease.status().message() << "\n";
+    std::cerr << "tenure describe: unexpected Lease from the server: " << lease.status().message()
+              << "\n";
     return 1;
   }
   auto now = std::chrono::system_clock::now();
@@ -131,8 +135,10 @@ int RunDescribe(const LeaseRefFlags& flags) {
   f.Add("Expires", ExpiresText(*lease, now));
   f.Add("Lease Duration", LeaseDurationText(*lease));
   f.Add("Transitions", std::to_string(spec.lease_transitions.value_or(0)));
-  f.Add("Strategy", spec.strategy.value_or("").empty() ? "<none> (not coordinated)" : *spec.strategy);
-  f.Add("Preferred Holder", spec.preferred_holder.value_or("").empty() ? "<none>" : *spec.preferred_holder);
+  f.Add("Strategy",
+        spec.strategy.value_or("").empty() ? "<none> (not coordinated)" : *spec.strategy);
+  f.Add("Preferred Holder",
+        spec.preferred_holder.value_or("").empty() ? "<none>" : *spec.preferred_holder);
   f.Add("Created", TimeAndAge(lease->metadata.creation_timestamp, now, false));
   f.Section("Candidates", CandidatesSection(*api, *lease, now, painter));
   f.Section("Events", EventsSection(*api, *lease, now, painter));

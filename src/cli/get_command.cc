@@ -136,7 +136,8 @@ int RunGet(const GetFlags& flags) {
   if (leases) {
     auto typed = api::LeaseListFromJson(*list);
     if (!typed.ok()) {
-      std::cerr << "tenure get: unexpected LeaseList from the server: " << typed.status().message() << "\n";
+      std::cerr << "tenure get: unexpected LeaseList from the server: " << typed.status().message()
+                << "\n";
       return 1;
     }
     std::cout << LeasesTable(*typed, ns.empty(), wide, now, painter);
@@ -159,8 +160,8 @@ void AddGetCommand(CLI::App& app) {
   CLI::App* get = app.add_subcommand("get", "List leases (who holds them) or lease candidates");
   get->add_option("resource", flags->resource, "leases or candidates")
       ->required()
-      ->transform(CLI::IsMember({"leases", "lease", "candidates", "candidate", "leasecandidates",
-                                 "leasecandidate"}));
+      ->transform(CLI::IsMember(
+          {"leases", "lease", "candidates", "candidate", "leasecandidates", "leasecandidate"}));
   auto* ns = get->add_option("-n,--namespace", flags->ns,
                              "Namespace (default: the kubeconfig context's, else \"default\")");
   get->add_flag("-A,--all-namespaces", flags->all_namespaces, "List every namespace")->excludes(ns);

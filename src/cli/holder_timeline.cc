@@ -73,7 +73,8 @@ std::string DescribeChange(const HolderChange& c, const Painter& painter) {
   switch (c.kind) {
     case HolderChange::Kind::kInitial:
       if (!c.exists) return line + "lease does not exist (yet)";
-      if (c.to.empty()) return line + "no holder (" + std::to_string(c.transitions) + " transitions so far)";
+      if (c.to.empty())
+        return line + "no holder (" + std::to_string(c.transitions) + " transitions so far)";
       return line + "holder " + holder(c.to) + " (holding for " + took + ", " +
              std::to_string(c.transitions) + " transitions so far)";
     case HolderChange::Kind::kCreated:

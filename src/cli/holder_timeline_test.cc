@@ -30,7 +30,8 @@ TEST(HolderTimelineTest, FirstObservationStartsFromAcquireTime) {
   EXPECT_EQ(c->to, "a");
   EXPECT_EQ(c->previous_for, 12s);
   EXPECT_FALSE(c->previous_for_is_lower_bound);
-  EXPECT_EQ(DescribeChange(*c, Painter(false)), "holder a (holding for 12.00s, 2 transitions so far)");
+  EXPECT_EQ(DescribeChange(*c, Painter(false)),
+            "holder a (holding for 12.00s, 2 transitions so far)");
 }
 
 TEST(HolderTimelineTest, RenewalsAreNotChanges) {

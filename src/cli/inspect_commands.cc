@@ -36,7 +36,9 @@ std::optional<LeaseApi> ConnectOrReport(const std::string& command, const Connec
 
 void AddLeaseRefOptions(CLI::App* command, LeaseRefFlags& flags, bool kind_word) {
   if (kind_word) {
-    command->add_option("kind", flags.kind, "lease")->required()->check(CLI::IsMember({"lease", "leases"}));
+    command->add_option("kind", flags.kind, "lease")
+        ->required()
+        ->check(CLI::IsMember({"lease", "leases"}));
   }
   command->add_option("lease", flags.lease, "NAMESPACE/NAME (or NAME with -n)")->required();
   command->add_option("-n,--namespace", flags.ns, "Namespace when the lease is given as NAME");

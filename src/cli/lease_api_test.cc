@@ -26,21 +26,24 @@ TEST(ParseLeaseRefTest, MalformedReferencesAreBadRequests) {
 }
 
 TEST(DescribeErrorTest, ServerAnswersReadLikeKubectl) {
-  EXPECT_EQ(DescribeError(Status::NotFound("leases.coordination.k8s.io \"x\" not found"), "https://h:1"),
-            "Error from server (NotFound): leases.coordination.k8s.io \"x\" not found");
+  EXPECT_EQ(
+      DescribeError(Status::NotFound("leases.coordination.k8s.io \"x\" not found"), "https://h:1"),
+      "Error from server (NotFound): leases.coordination.k8s.io \"x\" not found");
   EXPECT_EQ(DescribeError(Status::Conflict("the object has been modified"), "https://h:1"),
             "Error from server (Conflict): the object has been modified");
 }
 
 TEST(DescribeErrorTest, NoAnswerNamesTheServer) {
-  EXPECT_EQ(DescribeError(Status::Unavailable("connecting to h:1: Connection refused"), "https://h:1"),
-            "cannot reach the API server at https://h:1: connecting to h:1: Connection refused");
+  EXPECT_EQ(
+      DescribeError(Status::Unavailable("connecting to h:1: Connection refused"), "https://h:1"),
+      "cannot reach the API server at https://h:1: connecting to h:1: Connection refused");
   EXPECT_EQ(DescribeError(Status::Timeout("GET h:1: timed out"), "https://h:1"),
             "cannot reach the API server at https://h:1: GET h:1: timed out");
 }
 
 TEST(LeaseApiTest, LeasesPathForOneOrEveryNamespace) {
-  EXPECT_EQ(LeaseApi::LeasesPath("kube-system"), "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
+  EXPECT_EQ(LeaseApi::LeasesPath("kube-system"),
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
   EXPECT_EQ(LeaseApi::LeasesPath(""), "/apis/coordination.k8s.io/v1/leases");
 }
 

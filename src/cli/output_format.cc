@@ -9,7 +9,9 @@
 
 namespace tenure::cli {
 
-Painter Painter::ForStdout() { return Painter(ShouldColor(isatty(1) == 1, std::getenv("NO_COLOR"))); }
+Painter Painter::ForStdout() {
+  return Painter(ShouldColor(isatty(1) == 1, std::getenv("NO_COLOR")));
+}
 
 bool Painter::ShouldColor(bool is_tty, const char* no_color) {
   return is_tty && (no_color == nullptr || *no_color == '\0');
@@ -19,13 +21,26 @@ std::string Painter::Paint(std::string_view text, Color color) const {
   if (!enabled_ || color == Color::kNone || text.empty()) return std::string(text);
   const char* code = "";
   switch (color) {
-    case Color::kNone: break;
-    case Color::kBold: code = "1"; break;
-    case Color::kDim: code = "2"; break;
-    case Color::kRed: code = "31"; break;
-    case Color::kGreen: code = "32"; break;
-    case Color::kYellow: code = "33"; break;
-    case Color::kCyan: code = "36"; break;
+    case Color::kNone:
+      break;
+    case Color::kBold:
+      code = "1";
+      break;
+    case Color::kDim:
+      code = "2";
+      break;
+    case Color::kRed:
+      code = "31";
+      break;
+    case Color::kGreen:
+      code = "32";
+      break;
+    case Color::kYellow:
+      code = "33";
+      break;
+    case Color::kCyan:
+      code = "36";
+      break;
   }
   return "\033[" + std::string(code) + "m" + std::string(text) + "\033[0m";
 }
@@ -73,7 +88,8 @@ std::string PreciseDuration(std::chrono::nanoseconds d) {
   char buf[32];
   double ms = duration<double, std::milli>(d).count();
   if (d < milliseconds(1)) {
-    std::snprintf(buf, sizeof(buf), "%lldus", static_cast<long long>(duration_cast<microseconds>(d).count()));
+    std::snprintf(buf, sizeof(buf), "%lldus",
+                  static_cast<long long>(duration_cast<microseconds>(d).count()));
   } else if (d < milliseconds(100)) {
     std::snprintf(buf, sizeof(buf), "%.1fms", ms);
   } else if (d < seconds(1)) {

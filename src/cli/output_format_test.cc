@@ -78,7 +78,10 @@ TEST(TimeOfDayTest, LocalTimeWithMilliseconds) {
   tzset();
   api::Timestamp t = api::Timestamp{} + 86400s * 20000 + 14h + 3min + 5s + 123456us;
   EXPECT_EQ(TimeOfDay(t), "14:03:05.123");
-  if (old) setenv("TZ", saved.c_str(), 1); else unsetenv("TZ");
+  if (old)
+    setenv("TZ", saved.c_str(), 1);
+  else
+    unsetenv("TZ");
   tzset();
 }
 

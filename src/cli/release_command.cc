@@ -49,23 +49,26 @@ int RunRelease(const ReleaseFlags& flags) {
       return 0;
     }
     if (!flags.holder.empty() && holder != flags.holder) {
-      std::cerr << "tenure release: " << what << " is held by " << holder << ", not " << flags.holder
-                << "; left alone\n";
+      std::cerr << "tenure release: " << what << " is held by " << holder << ", not "
+                << flags.holder << "; left alone\n";
       return 1;
     }
     if (!released.empty() && holder != released) {
-      std::cerr << "tenure release: the holder of " << what << " changed from " << released << " to "
-                << holder << " meanwhile; left alone (run again to release " << holder << ")\n";
+      std::cerr << "tenure release: the holder of " << what << " changed from " << released
+                << " to " << holder << " meanwhile; left alone (run again to release " << holder
+                << ")\n";
       return 1;
     }
     released = holder;
     if (!flags.force) {
-      std::cerr << "tenure release: " << what << " is held by " << holder << ".\n"
-                << "Refusing without --force: clearing the holder lets a waiting candidate take over at\n"
-                << "once. A tenure leader sees the change on its watch and stops at once; a client-go\n"
-                << "style leader keeps acting until its next renewal fails (at most its renew deadline).\n"
-                << "Use it when the holder is gone or stuck; to make a\n"
-                << "healthy leader step down, stop it instead (with release on cancel).\n";
+      std::cerr
+          << "tenure release: " << what << " is held by " << holder << ".\n"
+          << "Refusing without --force: clearing the holder lets a waiting candidate take over at\n"
+          << "once. A tenure leader sees the change on its watch and stops at once; a client-go\n"
+          << "style leader keeps acting until its next renewal fails (at most its renew "
+             "deadline).\n"
+          << "Use it when the holder is gone or stuck; to make a\n"
+          << "healthy leader step down, stop it instead (with release on cancel).\n";
       return 2;
     }
     json updated = *lease;

@@ -26,10 +26,10 @@ struct ServeFlags {
   int threads = 0;
   std::string store = "sqlite";
   std::string etcd_endpoints;
-  store::EtcdStoreOptions etcd;  // prefix and TLS files; endpoints parsed from etcd_endpoints
+  store::EtcdStoreOptions etcd;        // prefix and TLS files; endpoints parsed from etcd_endpoints
   int etcd_compaction_interval = 300;  // seconds, kube-apiserver's default
-  int coordination_lease_duration = 5;         // seconds, Kubernetes' value
-  double coordination_election_duration = 5;   // seconds, Kubernetes' value
+  int coordination_lease_duration = 5;        // seconds, Kubernetes' value
+  double coordination_election_duration = 5;  // seconds, Kubernetes' value
 };
 
 std::string DefaultDataDir() {
@@ -85,8 +85,8 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
     return nullptr;
   }
   std::cout << "  coordinated leader election: on (LeaseCandidate "
-            << (*controller)->candidate_version() << ", controller "
-            << (*controller)->identity() << ")" << std::endl;
+            << (*controller)->candidate_version() << ", controller " << (*controller)->identity()
+            << ")" << std::endl;
   return std::move(*controller);
 }
 
@@ -110,9 +110,9 @@ int Serve(const ServeFlags& flags) {
     std::cerr << "tenure serve: --etcd-endpoints needs --store etcd\n";
     return 2;
   }
-  for (Status s : {ParseListen(flags.listen, options),
-                   ApplyFeatureGates(flags.feature_gates, options),
-                   ApplyRuntimeConfig(flags.runtime_config, options)}) {
+  for (Status s :
+       {ParseListen(flags.listen, options), ApplyFeatureGates(flags.feature_gates, options),
+        ApplyRuntimeConfig(flags.runtime_config, options)}) {
     if (!s.ok()) {
       std::cerr << "tenure serve: " << s.message() << "\n";
       return 2;
@@ -139,8 +139,8 @@ int Serve(const ServeFlags& flags) {
   std::cout << "tenure serve: listening on " << (*server)->url() << std::endl;
   std::cout << "  data folder: " << options.data_dir << "\n";
   if (options.store == "etcd") {
-    std::cout << "  store:       etcd " << flags.etcd_endpoints << " (prefix " << options.etcd.prefix
-              << ")\n";
+    std::cout << "  store:       etcd " << flags.etcd_endpoints << " (prefix "
+              << options.etcd.prefix << ")\n";
   }
   std::cout << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
             << " kubectl get leases -A" << std::endl;
@@ -172,8 +172,9 @@ void AddServeCommand(CLI::App& app) {
       ->capture_default_str();
   serve->add_flag("--insecure-http", flags->insecure_http,
                   "Serve plain HTTP instead of HTTPS (loopback only; for tests)");
-  serve->add_option("--watch-history", flags->watch_history,
-                    "Events kept for resuming watches from an older resourceVersion")
+  serve
+      ->add_option("--watch-history", flags->watch_history,
+                   "Events kept for resuming watches from an older resourceVersion")
       ->capture_default_str();
   serve->add_option("--feature-gates", flags->feature_gates,
                     "Kubernetes feature gates, e.g. CoordinatedLeaderElection=false "
@@ -181,9 +182,10 @@ void AddServeCommand(CLI::App& app) {
   serve->add_option("--runtime-config", flags->runtime_config,
                     "API versions to serve, e.g. coordination.k8s.io/v1beta1=false");
   serve->add_option("--threads", flags->threads, "HTTP threads (default: one per core)");
-  serve->add_option("--store", flags->store,
-                    "Where objects live: sqlite (in --data-dir) or etcd (--etcd-endpoints); "
-                    "replicas on one etcd cluster sharing --data-dir credentials are one service")
+  serve
+      ->add_option("--store", flags->store,
+                   "Where objects live: sqlite (in --data-dir) or etcd (--etcd-endpoints); "
+                   "replicas on one etcd cluster sharing --data-dir credentials are one service")
       ->check(CLI::IsMember({"sqlite", "etcd"}))
       ->capture_default_str();
   serve->add_option("--etcd-endpoints", flags->etcd_endpoints,
@@ -193,18 +195,21 @@ void AddServeCommand(CLI::App& app) {
   serve->add_option("--etcd-cafile", flags->etcd.ca_file, "CA bundle to verify etcd (https)");
   serve->add_option("--etcd-certfile", flags->etcd.cert_file, "Client certificate for etcd");
   serve->add_option("--etcd-keyfile", flags->etcd.key_file, "Client key for etcd");
-  serve->add_option("--etcd-compaction-interval", flags->etcd_compaction_interval,
-                    "Seconds between compactions of etcd's history (0: never), as kube-apiserver")
+  serve
+      ->add_option("--etcd-compaction-interval", flags->etcd_compaction_interval,
+                   "Seconds between compactions of etcd's history (0: never), as kube-apiserver")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  serve->add_option("--coordination-lease-duration", flags->coordination_lease_duration,
-                    "leaseDurationSeconds the coordinated election controller writes when it "
-                    "assigns a lease (Kubernetes: 5)")
+  serve
+      ->add_option("--coordination-lease-duration", flags->coordination_lease_duration,
+                   "leaseDurationSeconds the coordinated election controller writes when it "
+                   "assigns a lease (Kubernetes: 5)")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
-  serve->add_option("--coordination-election-duration", flags->coordination_election_duration,
-                    "Seconds the controller waits for candidates to answer a ping; an answer "
-                    "younger than this counts (Kubernetes: 5)")
+  serve
+      ->add_option("--coordination-election-duration", flags->coordination_election_duration,
+                   "Seconds the controller waits for candidates to answer a ping; an answer "
+                   "younger than this counts (Kubernetes: 5)")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();
   serve->callback([flags] { std::exit(Serve(*flags)); });

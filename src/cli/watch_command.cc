@@ -29,7 +29,8 @@ class TimelinePrinter {
   }
   void Note(const std::string& text) {
     std::lock_guard lock(mu_);
-    std::cout << painter_.Paint(TimeOfDay(std::chrono::system_clock::now()) + "  " + text, Color::kDim)
+    std::cout << painter_.Paint(TimeOfDay(std::chrono::system_clock::now()) + "  " + text,
+                                Color::kDim)
               << std::endl;
   }
 
@@ -53,7 +54,8 @@ int RunWatch(const LeaseRefFlags& flags) {
   if (current.ok()) {
     auto lease = api::LeaseFromJson(*current);
     if (!lease.ok()) {
-      std::cerr << "tenure watch: unexpected Lease from the server: " << lease.status().message() << "\n";
+      std::cerr << "tenure watch: unexpected Lease from the server: " << lease.status().message()
+                << "\n";
       return 1;
     }
     printer.Observe(*lease);

@@ -17,7 +17,8 @@ bool PlainIsSafe(const std::string& s) {
       std::isspace(static_cast<unsigned char>(s.back()))) {
     return false;
   }
-  if (std::string_view("-?:,[]{}#&*!|>'\"%@`+.0123456789").find(s.front()) != std::string_view::npos) {
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`+.0123456789").find(s.front()) !=
+      std::string_view::npos) {
     return false;
   }
   for (unsigned char c : s) {

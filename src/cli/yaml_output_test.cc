@@ -33,9 +33,9 @@ TEST(YamlOutputTest, KubectlLayout) {
 }
 
 TEST(YamlOutputTest, QuotesStringsYamlWouldReadAsSomethingElse) {
-  json v = {{"a", "true"}, {"b", "no"},    {"c", "null"},  {"d", ""},     {"e", "1.5"},
-            {"f", "a: b"}, {"g", "x #y"},  {"h", "-x"},    {"i", "line\nbreak"},
-            {"j", " pad"}, {"k", "plain text"}, {"l", "~"}};
+  json v = {{"a", "true"},        {"b", "no"},   {"c", "null"},       {"d", ""},
+            {"e", "1.5"},         {"f", "a: b"}, {"g", "x #y"},       {"h", "-x"},
+            {"i", "line\nbreak"}, {"j", " pad"}, {"k", "plain text"}, {"l", "~"}};
   EXPECT_EQ(ToYaml(v),
             "a: \"true\"\n"
             "b: \"no\"\n"
@@ -52,7 +52,10 @@ TEST(YamlOutputTest, QuotesStringsYamlWouldReadAsSomethingElse) {
 }
 
 TEST(YamlOutputTest, ScalarsNestedListsAndEmptyContainers) {
-  json v = {{"n", nullptr}, {"t", true}, {"f", 1.5}, {"list", {1, "x", json::array(), {2, 3}}},
+  json v = {{"n", nullptr},
+            {"t", true},
+            {"f", 1.5},
+            {"list", {1, "x", json::array(), {2, 3}}},
             {"empty", json::array()}};
   EXPECT_EQ(ToYaml(v),
             "empty: []\n"

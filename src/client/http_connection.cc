@@ -2,12 +2,12 @@
 
 #include "client/http_connection.h"
 
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <atomic>
 #include <functional>
 #include <optional>
 
@@ -87,8 +87,10 @@ struct HttpConnection::Impl {
     }
     if (!t.cert_data.empty()) ssl->use_certificate_chain(net::buffer(t.cert_data), ec);
     if (!ec && !t.cert_file.empty()) ssl->use_certificate_chain_file(t.cert_file, ec);
-    if (!ec && !t.key_data.empty()) ssl->use_private_key(net::buffer(t.key_data), net::ssl::context::pem, ec);
-    if (!ec && !t.key_file.empty()) ssl->use_private_key_file(t.key_file, net::ssl::context::pem, ec);
+    if (!ec && !t.key_data.empty())
+      ssl->use_private_key(net::buffer(t.key_data), net::ssl::context::pem, ec);
+    if (!ec && !t.key_file.empty())
+      ssl->use_private_key_file(t.key_file, net::ssl::context::pem, ec);
     if (ec) return Status::BadRequest("cannot load the client certificate: " + ec.message());
     return Status::Ok();
   }
@@ -117,7 +119,8 @@ struct HttpConnection::Impl {
     }
     lowest().socket().set_option(tcp::no_delay(true), ec);
     if (secure) {
-      std::string name = endpoint.tls.server_name.empty() ? endpoint.host : endpoint.tls.server_name;
+      std::string name =
+          endpoint.tls.server_name.empty() ? endpoint.host : endpoint.tls.server_name;
       beast::error_code parse_ec;
       net::ip::make_address(name, parse_ec);
       if (parse_ec) SSL_set_tlsext_host_name(secure->native_handle(), name.c_str());
@@ -154,11 +157,15 @@ struct HttpConnection::Impl {
     lowest().expires_after(timeout);
     auto done = [&](beast::error_code e, size_t) { ec = e; };
     if (secure) {
-      if (header_only) http::async_read_header(*secure, buffer, parser, done);
-      else http::async_read(*secure, buffer, parser, done);
+      if (header_only)
+        http::async_read_header(*secure, buffer, parser, done);
+      else
+        http::async_read(*secure, buffer, parser, done);
     } else {
-      if (header_only) http::async_read_header(*plain, buffer, parser, done);
-      else http::async_read(*plain, buffer, parser, done);
+      if (header_only)
+        http::async_read_header(*plain, buffer, parser, done);
+      else
+        http::async_read(*plain, buffer, parser, done);
     }
     Run();
     return ec;

@@ -16,10 +16,10 @@ namespace tenure::client {
 
 struct TlsOptions {
   bool enabled = false;
-  std::string ca_file;         // PEM bundle to trust; empty: the system's
-  std::string ca_data;         // PEM text, alternative to ca_file
+  std::string ca_file;  // PEM bundle to trust; empty: the system's
+  std::string ca_data;  // PEM text, alternative to ca_file
   bool insecure_skip_verify = false;
-  std::string server_name;     // SNI and the name checked; default: the host
+  std::string server_name;          // SNI and the name checked; default: the host
   std::string cert_file, key_file;  // client certificate (optional)
   std::string cert_data, key_data;  // PEM text alternatives
 };

@@ -77,10 +77,10 @@ void KubeClient::EndpointFailed(size_t index) {
 Result<KubeClient::Pooled> KubeClient::TakeConnection(size_t endpoint,
                                                       std::chrono::nanoseconds timeout) {
   std::unique_lock lock(mu_);
-  bool available = connection_freed_.wait_for(lock, timeout, [&] {
-    return !idle_.empty() || connections_ < kMaxConnections;
-  });
-  if (!available) return Status::Timeout("no connection to " + config_.server + " became free in time");
+  bool available = connection_freed_.wait_for(
+      lock, timeout, [&] { return !idle_.empty() || connections_ < kMaxConnections; });
+  if (!available)
+    return Status::Timeout("no connection to " + config_.server + " became free in time");
   for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
     if (it->endpoint == endpoint) {
       Pooled pooled = std::move(*it);
@@ -130,9 +130,9 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
     left = deadline - std::chrono::steady_clock::now();
     auto ms = std::max<std::chrono::milliseconds>(
         std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(left));
-    reply = pooled.connection->Request(method, config_.path_prefix + path,
-                                       Headers(body ? content_type : ""),
-                                       body ? body->dump() : "", ms);
+    reply =
+        pooled.connection->Request(method, config_.path_prefix + path,
+                                   Headers(body ? content_type : ""), body ? body->dump() : "", ms);
     if (reply.ok()) {
       ReturnConnection(std::move(pooled));
       break;

@@ -33,7 +33,8 @@ namespace tenure::client {
 class WatchMultiplexer;
 
 // Receives the watch events of one object: type is ADDED, MODIFIED or DELETED.
-using ObjectEventHandler = std::function<void(const std::string& type, const nlohmann::json& object)>;
+using ObjectEventHandler =
+    std::function<void(const std::string& type, const nlohmann::json& object)>;
 
 class Subscription {
  public:

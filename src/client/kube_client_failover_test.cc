@@ -78,8 +78,9 @@ class StandIn {
         ++requests_;
         if (hang_up_) break;
         std::string body = R"({"ok":true})";
-        std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                            std::to_string(body.size()) + "\r\n\r\n" + body;
+        std::string reply =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n" + body;
         if (write(c, reply.data(), reply.size()) < 0) break;
       }
     }
@@ -114,7 +115,8 @@ uint16_t DeadPort() {
 std::shared_ptr<KubeClient> ClientFor(const std::vector<uint16_t>& ports) {
   ClusterConfig config;
   std::string urls;
-  for (uint16_t p : ports) urls += (urls.empty() ? "" : ",") + ("http://127.0.0.1:" + std::to_string(p));
+  for (uint16_t p : ports)
+    urls += (urls.empty() ? "" : ",") + ("http://127.0.0.1:" + std::to_string(p));
   EXPECT_TRUE(UseServers(config, {urls}).ok());
   return *KubeClient::Create(config);
 }
@@ -175,7 +177,8 @@ TEST(KubeClientFailoverTest, ABlackholedEndpointCostsOnlyTheConnectTimeout) {
   // where there is no route at all); either way the client moves on in time.
   StandIn healthy(false);
   ASSERT_TRUE(UseServers(config, {"http://192.0.2.1:6443,http://127.0.0.1:" +
-                                      std::to_string(healthy.port())}).ok());
+                                  std::to_string(healthy.port())})
+                  .ok());
   config.connect_timeout = std::chrono::milliseconds(300);
   auto client = *KubeClient::Create(config);
   auto started = std::chrono::steady_clock::now();

@@ -80,7 +80,8 @@ Status ParseServerUrl(const std::string& url, ClusterConfig& config) {
     size_t close = hostport.find(']');
     if (close == std::string::npos) return Status::BadRequest("invalid server URL: " + url);
     host = hostport.substr(1, close - 1);
-    if (close + 1 < hostport.size() && hostport[close + 1] == ':') port = hostport.substr(close + 2);
+    if (close + 1 < hostport.size() && hostport[close + 1] == ':')
+      port = hostport.substr(close + 2);
   } else if (size_t colon = hostport.rfind(':'); colon != std::string::npos) {
     host = hostport.substr(0, colon);
     port = hostport.substr(colon + 1);
@@ -180,7 +181,8 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::stri
   }
   try {
     std::string context_name = context_in.empty() ? Str(root, "current-context") : context_in;
-    if (context_name.empty()) return Status::BadRequest("kubeconfig " + path + " has no current-context");
+    if (context_name.empty())
+      return Status::BadRequest("kubeconfig " + path + " has no current-context");
     YAML::Node context = FindNamed(root["contexts"], context_name, "context");
     if (!context) return Status::NotFound("context \"" + context_name + "\" not found in " + path);
     YAML::Node cluster = FindNamed(root["clusters"], Str(context, "cluster"), "cluster");
@@ -190,8 +192,8 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::stri
     ClusterConfig config;
     if (Status s = ParseServerUrl(Str(cluster, "server"), config); !s.ok()) return s;
     TlsOptions& tls = config.endpoint.tls;
-    tls.insecure_skip_verify = cluster["insecure-skip-tls-verify"] &&
-                               cluster["insecure-skip-tls-verify"].as<bool>();
+    tls.insecure_skip_verify =
+        cluster["insecure-skip-tls-verify"] && cluster["insecure-skip-tls-verify"].as<bool>();
     tls.server_name = Str(cluster, "tls-server-name");
     if (std::string data = Str(cluster, "certificate-authority-data"); !data.empty()) {
       auto ca = Decode64(data, "certificate-authority-data");
@@ -227,7 +229,8 @@ Result<ClusterConfig> LoadInClusterConfig(const std::string& root) {
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (!host || !*host || !port || !*port) {
     return Status::NotFound(
-        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set");
+        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not "
+        "set");
   }
   ClusterConfig config;
   std::string h = host;

@@ -19,7 +19,7 @@ struct ClusterConfig {
   std::string token;        // a static bearer token
   std::string token_file;   // a token file, re-read when it changes (projected tokens rotate)
   std::string namespace_ = "default";
-  std::string server;       // the server URL(s), for messages
+  std::string server;  // the server URL(s), for messages
   // Further replicas of the same API server (same CA and credentials), tried in turn when the
   // current one fails (see UseServers). Empty: `endpoint` is the only server.
   std::vector<Endpoint> more_endpoints;

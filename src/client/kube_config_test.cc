@@ -58,7 +58,8 @@ TEST(ServerListTest, ReplicasKeepTheLoadedCredentials) {
   c.endpoint.tls.ca_data = "PEM CA";
   c.endpoint.tls.server_name = "kubernetes";
   c.token = "t";
-  ASSERT_TRUE(UseServers(c, {"https://127.0.0.1:1001,https://127.0.0.1:1002", "https://[::1]:1003"}).ok());
+  ASSERT_TRUE(
+      UseServers(c, {"https://127.0.0.1:1001,https://127.0.0.1:1002", "https://[::1]:1003"}).ok());
   auto all = AllEndpoints(c);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].port, 1001);

@@ -167,9 +167,10 @@ class CollectionWatch {
         if (stop.stop_requested() || relist_requested_) connection->Interrupt();
       }
       client_.CountRequest();
-      std::string target = client_.config().path_prefix + path_ +
-                           "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1800&resourceVersion=" +
-                           api::PercentEncode(rv);
+      std::string target =
+          client_.config().path_prefix + path_ +
+          "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1800&resourceVersion=" +
+          api::PercentEncode(rv);
       auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
       bool healthy = head.ok() && head->status == 200;
       // A replica that cannot start the stream is treated as failed (not when we interrupted it).
@@ -197,11 +198,14 @@ class CollectionWatch {
           if (object.value("code", 0) == 410) rv.clear();  // expired: relist
           break;
         }
-        std::string object_rv = object.value("/metadata/resourceVersion"_json_pointer, std::string());
+        std::string object_rv =
+            object.value("/metadata/resourceVersion"_json_pointer, std::string());
         if (!object_rv.empty()) rv = object_rv;
         if (type == "BOOKMARK") continue;
-        if (type == "DELETED") known_.erase(KeyOf(object));
-        else known_.insert(KeyOf(object));
+        if (type == "DELETED")
+          known_.erase(KeyOf(object));
+        else
+          known_.insert(KeyOf(object));
         Deliver(type, object);
         delay = std::chrono::milliseconds(100);
       }

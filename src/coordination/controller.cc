@@ -11,8 +11,8 @@
 #include "client/kube_client.h"
 #include "coordination/reconciler.h"
 #include "tenure/elector.h"
-#include "tenure/kube_locks.h"
 #include "tenure/identity.h"
+#include "tenure/kube_locks.h"
 
 namespace tenure::coordination {
 

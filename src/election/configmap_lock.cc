@@ -1,6 +1,6 @@
 // ConfigMapLock: the record as JSON in the annotation control-plane.alpha.kubernetes.io/leader.
-#include "election/leader_annotation.h"
 #include "election/kube_object_lock.h"
+#include "election/leader_annotation.h"
 
 namespace tenure {
 
@@ -33,7 +33,8 @@ class ConfigMapLock final : public KubeObjectLock {
 
   Result<ObservedRecord> ReadRecord(const json& object) const override {
     ObservedRecord out;
-    out.version = std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
+    out.version =
+        std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
     std::string text;
     if (auto a = object.find("metadata"); a != object.end()) {
       if (auto ann = a->find("annotations"); ann != a->end() && ann->is_object()) {

@@ -114,8 +114,8 @@ TEST_F(CoordinatedElectorTest, RenewsAnAssignedLeaseOnTheFastPathKeepingTheContr
   auto record = store_->current()->record;
   EXPECT_EQ(record.holder_identity, "a");
   EXPECT_EQ(record.strategy, "OldestEmulationVersion");
-  EXPECT_EQ(record.leader_transitions, 3);          // the controller's count is kept
-  EXPECT_EQ(record.lease_duration_seconds, 15);     // ours, as the term deadline assumes
+  EXPECT_EQ(record.leader_transitions, 3);       // the controller's count is kept
+  EXPECT_EQ(record.lease_duration_seconds, 15);  // ours, as the term deadline assumes
   EXPECT_EQ(t.Term(0).fencing_token, static_cast<uint64_t>(store_->current()->version));
   int reads = store_->reads();
   int writes = store_->writes();

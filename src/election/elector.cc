@@ -343,8 +343,8 @@ struct Elector::State {
   // The latest moment this leader may still act: see "Stop before anyone can take over".
   Clock::TimePoint MustStopBy() const {
     std::lock_guard lock(mu);
-    auto usable = std::chrono::duration_cast<Clock::Duration>(
-        config.lease_duration * (1.0 - config.max_clock_rate_drift));
+    auto usable = std::chrono::duration_cast<Clock::Duration>(config.lease_duration *
+                                                              (1.0 - config.max_clock_rate_drift));
     return last_renew_sent + usable - config.safety_margin;
   }
 
@@ -522,12 +522,11 @@ void Elector::Run(std::stop_token stop) {
     {
       auto done = std::make_shared<std::atomic<bool>>(false);
       std::lock_guard lock(st.mu);
-      st.workers.push_back(
-          {done, std::jthread([fn = st.config.callbacks.on_started_leading, term,
-                               token = guard.token(), done] {
-             fn(token, term);
-             done->store(true);
-           })});
+      st.workers.push_back({done, std::jthread([fn = st.config.callbacks.on_started_leading, term,
+                                                token = guard.token(), done] {
+                              fn(token, term);
+                              done->store(true);
+                            })});
     }
     st.Renew(guard);
     guard.Fire();  // the leader's work stops before anything else happens

@@ -26,16 +26,14 @@ Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
   return Remember(*object);
 }
 
-Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record,
-                                              Timeout timeout) {
+Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   json object = NewObject(record);
   auto created = cluster_->client().Call("POST", CollectionPath(), &object, timeout);
   if (!created.ok()) return created.status();
   return Remember(*created);
 }
 
-Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record,
-                                              Timeout timeout) {
+Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
   json object;
   {
     std::lock_guard lock(mu_);

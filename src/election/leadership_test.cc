@@ -214,7 +214,7 @@ TEST_F(LeadershipTest, YieldWithoutATermDoesNothing) {
   auto b = Start(Options("b", eb));
   ASSERT_TRUE(Eventually([&] { return b->leadership->elector()->Leader() == "a"; }));
   uint64_t version = store_->current()->version;
-  b->leadership->Yield();  // a follower has nothing to give up
+  b->leadership->Yield();   // a follower has nothing to give up
   LeadershipContext stale;  // a context without an elector
   stale.Yield();
   EXPECT_TRUE(a->leadership->IsLeader());

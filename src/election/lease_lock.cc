@@ -47,7 +47,8 @@ class LeaseLock final : public KubeObjectLock {
 
   Result<ObservedRecord> ReadRecord(const json& object) const override {
     ObservedRecord out;
-    out.version = std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
+    out.version =
+        std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
     const json spec = object.value("spec", json::object());
     LeaderElectionRecord& r = out.record;
     r.holder_identity = spec.value("holderIdentity", "");

@@ -154,8 +154,7 @@ class MemoryLockWatch final : public LockWatch {
 };
 }  // namespace
 
-std::unique_ptr<LockWatch> MemoryLock::Watch(
-    std::function<void(const ObservedRecord&)> on_change) {
+std::unique_ptr<LockWatch> MemoryLock::Watch(std::function<void(const ObservedRecord&)> on_change) {
   if (!supports_watch_) return nullptr;
   auto watcher = std::make_shared<MemoryLockStore::Watcher>();
   watcher->fn = std::move(on_change);

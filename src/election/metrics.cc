@@ -40,8 +40,7 @@ constexpr Family kFamilies[] = {
     {"leader_election_failed_attempts_total", "counter",
      "Acquire or renew attempts that did not succeed.",
      [](const ElectorMetrics& m) { return static_cast<double>(m.failed_attempts_total); }},
-    {"leader_election_renew_latency_seconds", "gauge",
-     "Duration of the last successful renewal.",
+    {"leader_election_renew_latency_seconds", "gauge", "Duration of the last successful renewal.",
      [](const ElectorMetrics& m) {
        return std::chrono::duration<double>(m.last_renew_latency).count();
      }},
@@ -57,8 +56,8 @@ std::string RenderPrometheusMetrics(const std::vector<const Elector*>& electors)
     for (const Elector* e : electors) {
       char value[64];
       std::snprintf(value, sizeof value, "%.9g", f.value(e->metrics()));
-      out += std::string(f.name) + "{name=\"" + EscapeLabel(e->config().name) + "\"} " + value +
-             "\n";
+      out +=
+          std::string(f.name) + "{name=\"" + EscapeLabel(e->config().name) + "\"} " + value + "\n";
     }
   }
   return out;

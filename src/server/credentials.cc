@@ -110,14 +110,16 @@ Result<CertPtr> MakeCert(EVP_PKEY* key, const std::string& common_name, X509* is
   bool ok = true;
   if (is_ca) {
     ok &= AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE");
-    ok &= AddExtension(cert.get(), signer, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
+    ok &= AddExtension(cert.get(), signer, NID_key_usage,
+                       "critical,keyCertSign,cRLSign,digitalSignature");
     ok &= AddExtension(cert.get(), signer, NID_subject_key_identifier, "hash");
   } else {
     ok &= AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE");
-    ok &= AddExtension(cert.get(), signer, NID_key_usage, "critical,digitalSignature,keyEncipherment");
+    ok &= AddExtension(cert.get(), signer, NID_key_usage,
+                       "critical,digitalSignature,keyEncipherment");
     ok &= AddExtension(cert.get(), signer, NID_ext_key_usage, "serverAuth");
-    ok &= AddExtension(cert.get(), signer, NID_subject_alt_name,
-                       "DNS:localhost,IP:127.0.0.1,IP:::1");
+    ok &=
+        AddExtension(cert.get(), signer, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1");
   }
   if (!ok) return OpenSslError("adding certificate extensions");
   if (X509_sign(cert.get(), issuer_key ? issuer_key : key, EVP_sha256()) == 0) {
@@ -231,12 +233,18 @@ Status WriteKubeconfig(const Credentials& c, const std::string& server_url) {
       "clusters:\n"
       "- name: tenure\n"
       "  cluster:\n"
-      "    server: " + server_url + "\n"
-      "    certificate-authority-data: " + Base64(*ca) + "\n"
+      "    server: " +
+      server_url +
+      "\n"
+      "    certificate-authority-data: " +
+      Base64(*ca) +
+      "\n"
       "users:\n"
       "- name: admin\n"
       "  user:\n"
-      "    token: " + c.token + "\n"
+      "    token: " +
+      c.token +
+      "\n"
       "contexts:\n"
       "- name: tenure\n"
       "  context:\n"

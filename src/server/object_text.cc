@@ -47,8 +47,8 @@ std::string_view StoredMetadata(std::string_view stored) {
   return {};
 }
 
-std::string ObjectText(const api::KindInfo& kind, std::string_view version,
-                       std::string_view stored, int64_t revision) {
+std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
+                       int64_t revision) {
   std::string out = WithResourceVersion(stored, revision);
   static constexpr std::string_view kApiVersion = "{\"apiVersion\":\"";
   if (out.compare(0, kApiVersion.size(), kApiVersion) != 0) return out;

@@ -19,7 +19,7 @@ std::string_view StoredMetadata(std::string_view stored);
 
 // The object as served at `version` of its kind: resourceVersion added, apiVersion rewritten
 // when the object was stored through another version (LeaseCandidate v1alpha2 / v1beta1).
-std::string ObjectText(const api::KindInfo& kind, std::string_view version,
-                       std::string_view stored, int64_t revision);
+std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
+                       int64_t revision);
 
 }  // namespace tenure::server

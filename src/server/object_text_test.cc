@@ -6,8 +6,10 @@ namespace tenure::server {
 namespace {
 
 TEST(StoredMetadataTest, FindsTheTopLevelMetadataObject) {
-  EXPECT_EQ(StoredMetadata(R"({"apiVersion":"v1","kind":"Lease","metadata":{"name":"a","labels":{"x":"}{"}},"spec":{}})"),
-            R"({"name":"a","labels":{"x":"}{"}})");
+  EXPECT_EQ(
+      StoredMetadata(
+          R"({"apiVersion":"v1","kind":"Lease","metadata":{"name":"a","labels":{"x":"}{"}},"spec":{}})"),
+      R"({"name":"a","labels":{"x":"}{"}})");
 }
 
 TEST(StoredMetadataTest, SkipsEscapedQuotesAndBrackets) {
@@ -24,7 +26,8 @@ TEST(StoredMetadataTest, EmptyWhenAbsentOrTruncated) {
 TEST(WithResourceVersionTest, SplicesTheRevisionFirstInMetadata) {
   EXPECT_EQ(WithResourceVersion(R"({"metadata":{"name":"a"}})", 7),
             R"({"metadata":{"resourceVersion":"7","name":"a"}})");
-  EXPECT_EQ(WithResourceVersion(R"({"metadata":{}})", 7), R"({"metadata":{"resourceVersion":"7"}})");
+  EXPECT_EQ(WithResourceVersion(R"({"metadata":{}})", 7),
+            R"({"metadata":{"resourceVersion":"7"}})");
 }
 
 }  // namespace

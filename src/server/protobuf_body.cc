@@ -50,11 +50,20 @@ class Reader {
   }
   void Skip(uint32_t wire_type) {
     switch (wire_type) {
-      case 0: Varint(); break;
-      case 1: Advance(8); break;
-      case 2: Bytes(); break;
-      case 5: Advance(4); break;
-      default: failed_ = true;
+      case 0:
+        Varint();
+        break;
+      case 1:
+        Advance(8);
+        break;
+      case 2:
+        Bytes();
+        break;
+      case 5:
+        Advance(4);
+        break;
+      default:
+        failed_ = true;
     }
   }
 
@@ -78,9 +87,12 @@ bool ReadMapEntry(std::string_view entry, std::string& key, std::string& value) 
   Reader r(entry);
   uint32_t field, type;
   while (r.Next(field, type)) {
-    if (field == 1 && type == 2) key = r.Bytes();
-    else if (field == 2 && type == 2) value = r.Bytes();
-    else r.Skip(type);
+    if (field == 1 && type == 2)
+      key = r.Bytes();
+    else if (field == 2 && type == 2)
+      value = r.Bytes();
+    else
+      r.Skip(type);
   }
   return !r.failed();
 }
@@ -138,8 +150,10 @@ Result<json> ReadNamespace(std::string_view raw) {
                       uint32_t f, t;
                       json finalizers = json::array();
                       while (spec.Next(f, t)) {
-                        if (f == 1 && t == 2) finalizers.push_back(std::string(spec.Bytes()));
-                        else spec.Skip(t);
+                        if (f == 1 && t == 2)
+                          finalizers.push_back(std::string(spec.Bytes()));
+                        else
+                          spec.Skip(t);
                       }
                       if (!finalizers.empty()) object["spec"]["finalizers"] = std::move(finalizers);
                       return !spec.failed();
@@ -152,8 +166,10 @@ Result<json> ReadConfigMap(std::string_view raw) {
                       if ((field == 2 || field == 3) && type == 2) {
                         std::string key, value;
                         if (!ReadMapEntry(r.Bytes(), key, value)) return false;
-                        if (field == 2) object["data"][key] = value;
-                        else object["binaryData"][key] = api::Base64Encode(value);
+                        if (field == 2)
+                          object["data"][key] = value;
+                        else
+                          object["binaryData"][key] = api::Base64Encode(value);
                       } else if (field == 4 && type == 0) {
                         object["immutable"] = r.Varint() != 0;
                       } else {
@@ -177,9 +193,12 @@ Result<json> DecodeProtobufObject(std::string_view body) {
       Reader type_meta(envelope.Bytes());
       uint32_t f, t;
       while (type_meta.Next(f, t)) {
-        if (f == 1 && t == 2) api_version = type_meta.Bytes();
-        else if (f == 2 && t == 2) kind = type_meta.Bytes();
-        else type_meta.Skip(t);
+        if (f == 1 && t == 2)
+          api_version = type_meta.Bytes();
+        else if (f == 2 && t == 2)
+          kind = type_meta.Bytes();
+        else
+          type_meta.Skip(t);
       }
       if (type_meta.failed()) return Malformed();
     } else if (field == 2 && type == 2) {

@@ -10,9 +10,9 @@ namespace tenure::server {
 
 struct RequestInfo {
   bool is_resource_request = false;  // false for /api, /apis, /version, /openapi, /healthz...
-  std::string verb;  // get list watch create update patch delete deletecollection
-  std::string api_prefix;  // "api" or "apis"
-  std::string group;       // "" for core
+  std::string verb;                  // get list watch create update patch delete deletecollection
+  std::string api_prefix;            // "api" or "apis"
+  std::string group;                 // "" for core
   std::string version;
   std::string namespace_;  // "" when cluster-wide
   std::string resource;    // "leases"

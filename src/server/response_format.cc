@@ -43,7 +43,8 @@ MediaRange ParseMediaRange(std::string_view text) {
 
 json PartialObject(const json& object) {
   json meta = object.value("metadata", json::object());
-  return {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"},
+  return {{"kind", "PartialObjectMetadata"},
+          {"apiVersion", "meta.k8s.io/v1"},
           {"metadata", std::move(meta)}};
 }
 
@@ -133,8 +134,8 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
       first = false;
       out += ObjectText(kind, version, kv->value, kv->mod_revision);
     }
-    out += "],\"kind\":\"" + std::string(kind.list_kind) + "\",\"metadata\":{\"resourceVersion\":\"" +
-           rv + "\"}}";
+    out += "],\"kind\":\"" + std::string(kind.list_kind) +
+           "\",\"metadata\":{\"resourceVersion\":\"" + rv + "\"}}";
     return out;
   }
   json rows = json::array();
@@ -147,7 +148,8 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
       partial_items.push_back(PartialObject(object));
     }
   }
-  if (format.as == ResponseFormat::As::kTable) return Table(kind, list_revision, std::move(rows)).dump();
+  if (format.as == ResponseFormat::As::kTable)
+    return Table(kind, list_revision, std::move(rows)).dump();
   return json{{"kind", "PartialObjectMetadataList"},
               {"apiVersion", "meta.k8s.io/v1"},
               {"metadata", {{"resourceVersion", rv}}},

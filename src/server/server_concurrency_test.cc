@@ -69,9 +69,10 @@ constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default
 TEST_F(ServerFixture, CompareAndSwapFromSixteenClientsLosesNoUpdate) {
   client::HttpConnection setup(endpoint());
   int status = 0;
-  Call(setup, "POST", kLeases,
-       R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"cas"},"spec":{"leaseTransitions":0}})",
-       &status);
+  Call(
+      setup, "POST", kLeases,
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"cas"},"spec":{"leaseTransitions":0}})",
+      &status);
   ASSERT_EQ(status, 201);
 
   constexpr int kClients = 16, kSuccessesEach = 25;
@@ -92,7 +93,8 @@ TEST_F(ServerFixture, CompareAndSwapFromSixteenClientsLosesNoUpdate) {
         if (code == 409) continue;
         ASSERT_EQ(code, 200) << updated.dump();
         std::lock_guard lock(mu);
-        EXPECT_TRUE(versions.insert(updated["metadata"]["resourceVersion"].get<std::string>()).second);
+        EXPECT_TRUE(
+            versions.insert(updated["metadata"]["resourceVersion"].get<std::string>()).second);
         ++acknowledged;
         ++done;
       }
@@ -107,9 +109,10 @@ TEST_F(ServerFixture, CompareAndSwapFromSixteenClientsLosesNoUpdate) {
 TEST_F(ServerFixture, WatchResumesFromAnOlderResourceVersionAndReportsExpiredHistory) {
   client::HttpConnection c(endpoint());
   int status = 0;
-  json created = Call(c, "POST", kLeases,
-                      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"w"},"spec":{"holderIdentity":"a"}})",
-                      &status);
+  json created = Call(
+      c, "POST", kLeases,
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"w"},"spec":{"holderIdentity":"a"}})",
+      &status);
   ASSERT_EQ(status, 201);
   std::string start = created["metadata"]["resourceVersion"];
   std::vector<std::string> written;
@@ -150,9 +153,10 @@ TEST_F(ServerFixture, WatchResumesFromAnOlderResourceVersionAndReportsExpiredHis
 
 TEST_F(ServerFixture, RequestsWithoutTheTokenAreUnauthorizedAndChangeNothing) {
   client::HttpConnection c(endpoint());
-  auto reply = c.Request("POST", kLeases, {{"Content-Type", "application/json"}},
-                         R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"x"}})",
-                         std::chrono::seconds(5));
+  auto reply =
+      c.Request("POST", kLeases, {{"Content-Type", "application/json"}},
+                R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"x"}})",
+                std::chrono::seconds(5));
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->status, 401);
   int status = 0;

@@ -16,9 +16,12 @@ namespace {
 
 const char* EventTypeName(store::Event::Type type) {
   switch (type) {
-    case store::Event::Type::kCreated: return "ADDED";
-    case store::Event::Type::kUpdated: return "MODIFIED";
-    case store::Event::Type::kDeleted: return "DELETED";
+    case store::Event::Type::kCreated:
+      return "ADDED";
+    case store::Event::Type::kUpdated:
+      return "MODIFIED";
+    case store::Event::Type::kDeleted:
+      return "DELETED";
   }
   return "MODIFIED";
 }
@@ -35,8 +38,8 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     std::string line = "{\"type\":\"";
     line += type;
     line += "\",\"object\":";
-    line += RenderObject(options_.format, *options_.kind, options_.version, stored, revision,
-                         *clock_);
+    line +=
+        RenderObject(options_.format, *options_.kind, options_.version, stored, revision, *clock_);
     line += "}\n";
     return stream_->Write(std::move(line));
   }
@@ -106,11 +109,10 @@ void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> cloc
   int64_t from = options.from_revision;
   auto session = std::make_shared<WatchSession>(clock, options);
   std::weak_ptr<WatchSession> weak = session;
-  auto stream = responder->Stream(
-      200, "application/json", std::chrono::steady_clock::now() + timeout, interval,
-      [weak] {
-        if (auto s = weak.lock()) s->SendBookmark();
-      });
+  auto stream = responder->Stream(200, "application/json",
+                                  std::chrono::steady_clock::now() + timeout, interval, [weak] {
+                                    if (auto s = weak.lock()) s->SendBookmark();
+                                  });
   session->Attach(stream);
   stream->OnClose([session] { session->End(); });
 

@@ -217,7 +217,8 @@ TEST_F(SqliteStoreTest, MaxBatchSizeSplitsTransactions) {
   Pending pending;
   auto first = pending.Add();
   store_->Write(Create("/seed", "s"), [&, first](Result<KeyValue> r) {
-    for (int i = 0; i < 35; ++i) store_->Write(Create("/k/" + std::to_string(i), "v"), pending.Add());
+    for (int i = 0; i < 35; ++i)
+      store_->Write(Create("/k/" + std::to_string(i), "v"), pending.Add());
     first(std::move(r));
   });
   ASSERT_TRUE(pending.Wait());
@@ -317,7 +318,8 @@ TEST_F(SqliteStoreTest, AcknowledgedDataSurvivesReopen) {
 }
 
 TEST_F(SqliteStoreTest, HistoryStartsEmptyAfterReopen) {
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(store_->WriteSync(Create("/k" + std::to_string(i), "v")).ok());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(store_->WriteSync(Create("/k" + std::to_string(i), "v")).ok());
   Reopen();
   EXPECT_EQ(store_->OldestWatchableRevision(), 3);
   auto gone = store_->Watch("", 2, [](const std::vector<Event>&) {});
@@ -407,7 +409,8 @@ TEST_F(SqliteStoreTest, WatchFromZeroStartsNow) {
 
 TEST_F(SqliteStoreTest, WatchOlderThanHistoryIsGone) {
   Reopen(/*history=*/4);
-  for (int i = 1; i <= 10; ++i) ASSERT_TRUE(store_->WriteSync(Create("/k" + std::to_string(i), "v")).ok());
+  for (int i = 1; i <= 10; ++i)
+    ASSERT_TRUE(store_->WriteSync(Create("/k" + std::to_string(i), "v")).ok());
   EXPECT_EQ(store_->OldestWatchableRevision(), 6);
   auto gone = store_->Watch("", 5, [](const std::vector<Event>&) {});
   ASSERT_FALSE(gone.ok());
@@ -443,7 +446,8 @@ TEST_F(SqliteStoreTest, DestroyedWatchGetsNoMoreEvents) {
   ASSERT_TRUE(store_->WriteSync(Create("/a", "1")).ok());
   ASSERT_TRUE(dropped.WaitForRevision(1));
   h->reset();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(store_->WriteSync(Create("/b" + std::to_string(i), "v")).ok());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store_->WriteSync(Create("/b" + std::to_string(i), "v")).ok());
   ASSERT_TRUE(witness.WaitForRevision(11));
   EXPECT_EQ(dropped.revisions(), std::vector<int64_t>{1});
 }
@@ -476,9 +480,7 @@ TEST_F(SqliteStoreTest, WritesAfterShutdownFailUnavailable) {
   std::vector<Reason> reasons;
   Pending pending;
   auto first = pending.Add();
-  store_->Write(Create("/a", "1"), [&, first](Result<KeyValue> r) {
-    first(std::move(r));
-  });
+  store_->Write(Create("/a", "1"), [&, first](Result<KeyValue> r) { first(std::move(r)); });
   ASSERT_TRUE(pending.Wait());
   SqliteStore* raw = store_.get();
   auto second = pending.Add();

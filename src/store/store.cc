@@ -9,7 +9,8 @@ namespace tenure::store {
 Result<KeyValue> Store::WriteSync(WriteOp op) {
   auto promise = std::make_shared<std::promise<Result<KeyValue>>>();
   std::future<Result<KeyValue>> future = promise->get_future();
-  Write(std::move(op), [promise](Result<KeyValue> result) { promise->set_value(std::move(result)); });
+  Write(std::move(op),
+        [promise](Result<KeyValue> result) { promise->set_value(std::move(result)); });
   return future.get();
 }
 

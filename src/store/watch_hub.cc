@@ -240,8 +240,7 @@ void WatchHub::Publish(std::vector<Event> events) {
   core_->work_cv.notify_one();
 }
 
-Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix,
-                                                     int64_t from_revision,
+Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, int64_t from_revision,
                                                      EventCallback on_events) {
   auto w = std::make_shared<Watcher>();
   w->prefix = std::string(prefix);
@@ -256,8 +255,9 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix,
                           std::to_string(core_->oldest_watchable) + ")");
     }
     w->id = core_->next_id++;
-    auto first = std::upper_bound(core_->history.begin(), core_->history.end(), from,
-                                  [](int64_t rev, const EventPtr& e) { return rev < RevisionOf(e); });
+    auto first =
+        std::upper_bound(core_->history.begin(), core_->history.end(), from,
+                         [](int64_t rev, const EventPtr& e) { return rev < RevisionOf(e); });
     for (auto it = first; it != core_->history.end(); ++it) {
       if (std::string_view((*it)->kv.key).starts_with(prefix)) w->pending.push_back(*it);
     }

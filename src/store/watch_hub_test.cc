@@ -88,7 +88,8 @@ TEST(WatchHubTest, ManyDistinctPrefixes) {
     ASSERT_TRUE(h.ok());
     handles.push_back(std::move(*h));
   }
-  for (int i = 0; i < kPrefixes; ++i) hub.Publish({MakeEvent("/p/" + std::to_string(i) + "/x", i + 1)});
+  for (int i = 0; i < kPrefixes; ++i)
+    hub.Publish({MakeEvent("/p/" + std::to_string(i) + "/x", i + 1)});
   ASSERT_TRUE(collectors[0]->WaitForRevision(kPrefixes));
   ASSERT_TRUE(collectors[1]->WaitForRevision(kPrefixes));
   EXPECT_EQ(collectors[0]->revisions().size(), static_cast<size_t>(kPrefixes));

@@ -82,8 +82,7 @@ class CandidateRegistrarServerTest : public ::testing::Test {
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     json object = *got;
     object["spec"]["pingTime"] = api::FormatMicroTime(at);
-    auto put =
-        cluster_->client().Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
+    auto put = cluster_->client().Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
     ASSERT_TRUE(put.ok()) << put.status().ToString();
   }
 
@@ -145,8 +144,7 @@ TEST_F(CandidateRegistrarServerTest, RenewsEveryRenewIntervalOnTheInjectedClock)
     // Not yet due: at most a poll, no write.
     EXPECT_EQ(registrar->stats().renewals, static_cast<uint64_t>(i - 1));
     clock_->Advance(1min);
-    ASSERT_TRUE(Eventually(
-        [&] { return RenewTime() == api::FormatMicroTime(t0 + i * 5min); }))
+    ASSERT_TRUE(Eventually([&] { return RenewTime() == api::FormatMicroTime(t0 + i * 5min); }))
         << i << ": " << RenewTime();
   }
   EXPECT_TRUE(Eventually([&] { return registrar->stats().renewals == 3; }));
@@ -160,7 +158,8 @@ TEST_F(CandidateRegistrarServerTest, CreatesTheCandidateAgainWhenItIsDeleted) {
   ASSERT_TRUE(first.ok());
   std::string uid = (*first)["metadata"]["uid"];
   // As the controller's garbage collection of expired candidates does.
-  auto deleted = cluster_->client().Call("DELETE", std::string(kCandidates) + "/kcm-1", nullptr, 5s);
+  auto deleted =
+      cluster_->client().Call("DELETE", std::string(kCandidates) + "/kcm-1", nullptr, 5s);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   ASSERT_TRUE(Eventually([&] {
     auto again = Get();
@@ -245,8 +244,8 @@ TEST_F(CandidateRegistrarServerTest, FallsBackToV1alpha2AndExplainsWhenNoVersion
   ASSERT_TRUE(registrar);
   EXPECT_EQ(registrar->api_version(), "coordination.k8s.io/v1alpha2");
   auto got = cluster_->client().Call(
-      "GET", "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates/kcm-1",
-      nullptr, 5s);
+      "GET", "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates/kcm-1", nullptr,
+      5s);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   registrar.reset();
 

@@ -121,8 +121,8 @@ TEST_F(LibraryServerTest, ThreeCandidatesElectOneAndAGracefulReleaseHandsOverAtO
   }
   ASSERT_NE(second, first);
   ASSERT_TRUE(Eventually([&] { return second->started.load() == 1; }));  // its callback ran
-  auto handover = std::chrono::nanoseconds(second->started_at_ns.load()) -
-                  released_at.time_since_epoch();
+  auto handover =
+      std::chrono::nanoseconds(second->started_at_ns.load()) - released_at.time_since_epoch();
   // Far below the retry period (8 s): the watch, not polling, delivered the release. (Milliseconds
   // in a release build; the bound leaves room for sanitizer builds on a loaded machine.)
   EXPECT_LT(handover, 4s);
@@ -161,8 +161,8 @@ TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
     std::this_thread::sleep_for(2s);  // the measured window
     during = cluster->requests() - before;
     return during <= 6u;  // ~4 renewals by the leader, no polling by the four followers
-  }))
-      << "requests in the last 2 s window: " << during;
+  })) << "requests in the last 2 s window: "
+      << during;
 }
 
 TEST_F(LibraryServerTest, LeadershipEventsAreRecordedOnTheLease) {
