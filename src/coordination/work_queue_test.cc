@@ -20,6 +20,14 @@ class WorkQueueTest : public ::testing::Test {
   std::future<std::optional<std::string>> GetAsync() {
     return std::async(std::launch::async, [this] { return queue_.Get(stop_.get_token()); });
   }
+
+  // Once `got`'s worker sleeps, moves the clock `step` and checks it sleeps again: nothing due.
+  void ExpectNothingDueAfter(std::future<std::optional<std::string>>& got, Clock::Duration step) {
+    ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
+    clock_->Advance(step);
+    ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
+    EXPECT_EQ(got.wait_for(0s), std::future_status::timeout);
+  }
 };
 
 TEST_F(WorkQueueTest, AKeyIsQueuedOnceWithItsEarliestDueTime) {
@@ -28,10 +36,7 @@ TEST_F(WorkQueueTest, AKeyIsQueuedOnceWithItsEarliestDueTime) {
   queue_.AddAfter("a", 20s);
   EXPECT_EQ(queue_.size(), 1u);
   auto got = GetAsync();
-  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
-  clock_->Advance(2s);
-  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));  // not due yet: asleep again
-  EXPECT_EQ(got.wait_for(0s), std::future_status::timeout);
+  ASSERT_NO_FATAL_FAILURE(ExpectNothingDueAfter(got, 2s));
   clock_->Advance(1s);
   EXPECT_EQ(got.get(), "a");
   EXPECT_EQ(queue_.size(), 0u);
@@ -61,10 +66,7 @@ TEST_F(WorkQueueTest, AddAtCountsFromTheGivenTimeNotFromNow) {
   queue_.AddAt("overdue", decided + 1s);
   EXPECT_EQ(queue_.Get(stop_.get_token()), "overdue");
   auto got = GetAsync();
-  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));
-  clock_->Advance(1s);
-  ASSERT_TRUE(clock_->WaitForSleepers(1, 10s));  // not due yet: asleep again
-  EXPECT_EQ(got.wait_for(0s), std::future_status::timeout);
+  ASSERT_NO_FATAL_FAILURE(ExpectNothingDueAfter(got, 1s));
   clock_->Advance(1s);
   EXPECT_EQ(got.get(), "requeue");
 }
