@@ -228,9 +228,12 @@ struct EtcdStore::Impl {
       }
       grpc::ChannelArguments args;
       args.SetMaxReceiveMessageSize(-1);
-      // Find a restarted member quickly, and notice a silently dead one.
+      // Find a restarted member quickly (attempts 100 ms to 1 s apart), and notice a silently
+      // dead one (keepalive). gRPC's "min reconnect backoff" is the time one connection attempt
+      // (TCP, TLS, HTTP/2 handshake) may take: 5 s, so a slow link or a loaded host still
+      // connects; a refused connection fails at once and is retried on the backoff above.
       args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
       args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
       args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
       args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
