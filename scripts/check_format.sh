@@ -4,9 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
-mapfile -t files < <(git ls-files '*.cc' '*.h')
-if "$CLANG_FORMAT" --dry-run -Werror "${files[@]}"; then
-  echo "clang-format: ${#files[@]} files formatted as .clang-format asks"
+# An empty list would make clang-format read standard input and pass: git must answer.
+listed=$(git ls-files '*.cc' '*.h') || { echo "clang-format check: git ls-files failed" >&2; exit 1; }
+mapfile -t files <<<"$listed"
+if [ -z "$listed" ] || [ ${#files[@]} -eq 0 ]; then
+  echo "clang-format check: git lists no C++ files" >&2
+  exit 1
+fi
+if "$CLANG_FORMAT" --dry-run -Werror "${files[@]}" </dev/null; then
+  echo "clang-format: ${#files[@]} files formatted as .clang-format asks ($("$CLANG_FORMAT" --version))"
 else
   echo "clang-format: the files above differ from .clang-format; run 'make format'" >&2
   exit 1

@@ -141,28 +141,23 @@ void Reconciler::Reconcile(const std::string& key) {
     return;
   }
   if (!decision.pings.empty()) SendPings(ns, name, decision.pings);
-  bool written = false;
-  if (decision.write) {
-    Status s = WriteLease(ns, name, *decision.write);
-    if (!s.ok()) {
-      if (!s.IsConflict() && !s.IsAlreadyExists()) {
-        ++metrics_.errors;
-        std::string error = s.ToString();
-        if (options_.log && state_[key].last_error != error) {
-          options_.log("lease " + key + ": writing the lease failed: " + error);
-        }
-        state_[key].last_error = std::move(error);
+  Status written = decision.write ? WriteLease(ns, name, *decision.write) : Status::Ok();
+  if (!written.ok()) {
+    if (!written.IsConflict() && !written.IsAlreadyExists()) {
+      ++metrics_.errors;
+      std::string error = written.ToString();
+      if (options_.log && state_[key].last_error != error) {
+        options_.log("lease " + key + ": writing the lease failed: " + error);
       }
-      Retry(key);  // a conflict: the watch brings the newer lease meanwhile
-      ++metrics_.reconciles;
-      return;
+      state_[key].last_error = std::move(error);
     }
-    written = true;
+    Retry(key);  // a conflict: the watch brings the newer lease meanwhile
+  } else {
+    Notify(ns, name, decision, decision.write.has_value());
+    state_[key].failures = 0;
+    state_[key].last_error.clear();
+    if (decision.requeue_after) queue_.AddAt(key, decided_at + *decision.requeue_after);
   }
-  Notify(ns, name, decision, written);
-  state_[key].failures = 0;
-  state_[key].last_error.clear();
-  if (decision.requeue_after) queue_.AddAt(key, decided_at + *decision.requeue_after);
   ++metrics_.reconciles;  // counted once complete: a reader that sees it sees the requeue
 }
 

@@ -267,6 +267,11 @@ class Client:
         return self.request("DELETE", path, body, **kw)
 
 
+def holder_is(identity: str) -> Callable[[dict], bool]:
+    """A predicate on Lease objects: held by `identity`."""
+    return lambda o: (o.get("spec") or {}).get("holderIdentity") == identity
+
+
 def lease_path(ns: str, name: str | None = None) -> str:
     p = f"{LEASES}/namespaces/{ns}/leases"
     return f"{p}/{name}" if name else p

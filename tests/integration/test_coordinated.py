@@ -27,7 +27,7 @@ import unittest
 
 from tenure_testlib import (COORDINATED_FLAGS, Candidate, CandidateGroup, Deadline, FenceChecker, Kubectl,
                             ObjectTracker, Server, ServerTestCase, candidate_path, core_path, elect_bin,
-                            free_port, kubectl_binary, lease_body, lease_path, micro_time_now, parse_k8s_time,
+                            free_port, holder_is, kubectl_binary, lease_body, lease_path, micro_time_now, parse_k8s_time,
                             parse_table, wait_until)
 
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
@@ -131,8 +131,7 @@ class CoordinatedElectionTest(CoordinatedMixin, ServerTestCase):
         d_started = d.wait_event("started", FIRST_LEADER_TIMEOUT)
         a.wait_event("stopped", 5)
         self.check(a.running(), "the preempted leader exited instead of staying a candidate")
-        objs, first_d = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == d.identity, 5,
-                                                "d's assignment")
+        objs, first_d = tracker.objects_through(holder_is(d.identity), 5, "d's assignment")
         recs = [o["spec"] for o in objs]
         self.check(any(s.get("holderIdentity") == a.identity and s.get("preferredHolder") == d.identity
                        for s in recs[:first_d]),

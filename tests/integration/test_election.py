@@ -24,7 +24,7 @@ import time
 import unittest
 
 from tenure_testlib import (Candidate, CandidateGroup, Deadline, FenceChecker, ObjectTracker, Server, ServerTestCase, core_path,
-                            elect_bin, free_port, lease_path, parse_k8s_time, wait_until)
+                            elect_bin, free_port, holder_is, lease_path, parse_k8s_time, wait_until)
 
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
 OUTAGE_RENEW = 1.2
@@ -149,12 +149,13 @@ class ElectionTest(ElectionMixin, ServerTestCase):
         before = self.lease("crash")["spec"]
         rest = [c for c in cands if c is not old]
         baseline = self.starts(rest)
+        seen = len(tracker.snapshot())
         old.kill()
         t_kill = old.ended_wall
         new, ev = self.wait_new_leader(rest, baseline, TAKEOVER_MAX + 3)
         # The killed leader's last renewal: the last record with its name, as the watch saw it.
-        recs, first_new = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == new.identity, 5,
-                                                  f"{new.identity}'s first record")
+        recs, first_new = tracker.objects_through(holder_is(new.identity), 5, f"{new.identity}'s first record",
+                                                  start=seen)
         last_old = [o for o in recs[:first_new] if o["spec"].get("holderIdentity") == old.identity][-1]
         renew = parse_k8s_time(last_old["spec"]["renewTime"])
         takeover = ev.wall - renew
@@ -193,7 +194,7 @@ class ElectionTest(ElectionMixin, ServerTestCase):
             # When the released record (empty holder) reached the test's watch; it precedes the new
             # leader's first record, so wait for that one to arrive before looking.
             tracker.objects_through(lambda o: self.holder_of(o, configmap) == new.identity, 5,
-                                    f"{new.identity}'s first record")
+                                    f"{new.identity}'s first record", start=n_events)
             released = [w for w, _, o in tracker.snapshot()[n_events:]
                         if self.holder_of(o, configmap) in ("", None)]
             seen_ms = (ev.wall - released[0]) * 1000 if released else float("nan")
@@ -342,6 +343,7 @@ class ServerOutageTest(ElectionMixin, unittest.TestCase):
         self.wait(lambda: len(fence.writes(token)) >= 3, 5, "fencing writes of the leader")
         rest = [c for c in cands if c is not leader]
         baseline = self.starts(rest)
+        seen = len(tracker.snapshot())
         t_out = time.time()
         if kill_server:
             self.server.kill()
@@ -371,8 +373,8 @@ class ServerOutageTest(ElectionMixin, unittest.TestCase):
         # The server is back: exactly one of the followers leads (tenure-elect does not re-contend).
         new, ev2 = self.wait_new_leader(rest, baseline, LEASE + RETRY + 10)
         if not kill_server:
-            objs, first_new = tracker.objects_through(lambda o: o["spec"].get("holderIdentity") == new.identity, 5,
-                                                      f"{new.identity}'s first record")
+            objs, first_new = tracker.objects_through(holder_is(new.identity), 5, f"{new.identity}'s first record",
+                                                      start=seen)
             renews = renewals(objs[:first_new])
         # last_renew is an upper bound of the leader's last SUCCESSFUL renewal: a renewal sent just
         # before the outage may be stored (after SIGCONT) although its answer never reached the

@@ -178,7 +178,7 @@ class PythonInteropTest(CandidateGroup, ServerTestCase):
         handovers: list[tuple[str, str, str, float]] = []  # (how, from, to, seconds)
         released: set[tuple[str, int]] = set()  # (identity, token) of tenure terms ended by SIGTERM + release
         rounds = 0
-        mark = 0  # tracker events before the current term
+        mark = 0  # tracker index just after the current term's first record
         while rounds < 4 or not ({("python", "tenure"), ("tenure", "python")} <=
                                  {(members_kind(f), members_kind(t)) for _, f, t, _ in handovers}):
             self.check(rounds < 8, f"no handover in both directions after {rounds} rounds: {handovers}")
