@@ -7,6 +7,11 @@
 //                [--lease-duration S --renew-deadline S --retry-period S]
 //                [--fence-port P]   (while leading, write {token, identity, seq} to a fencing
 //                                    checker on 127.0.0.1:P every 50 ms)
+//                [--stop-delay S]   (the leader's work takes S seconds to stop after its stop
+//                                    token fired; "work-ended" is printed when it has)
+//                [--drain-timeout S] (how long a graceful handover waits for that work)
+//                SIGUSR1 gives leadership up and stays a candidate (Elector::Yield);
+//                SIGINT/SIGTERM stop the candidate.
 //                [--coordinated --binary-version V --emulation-version V [--strategy S]]
 //                                   (coordinated leader election: register a LeaseCandidate named
 //                                    ID for the lease and let the server's controller pick the
@@ -15,10 +20,12 @@
 #include <signal.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -54,6 +61,8 @@ int main(int argc, char** argv) {
   std::string binary_version, emulation_version, strategy = tenure::kOldestEmulationVersion;
   double lease = 15, renew = 10, retry = 2;
   int fence_port = 0;
+  double stop_delay = 0;
+  std::optional<double> drain_timeout;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
@@ -75,6 +84,10 @@ int main(int argc, char** argv) {
       renew = Seconds(next());
     else if (a == "--retry-period")
       retry = Seconds(next());
+    else if (a == "--stop-delay")
+      stop_delay = Seconds(next());
+    else if (a == "--drain-timeout")
+      drain_timeout = Seconds(next());
     else if (a == "--fence-port")
       fence_port = std::atoi(next());
     else if (a == "--coordinated")
@@ -103,6 +116,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   tenure::ClusterOptions cluster_options{.kubeconfig = kubeconfig};
@@ -140,30 +154,54 @@ int main(int argc, char** argv) {
   config.renew_deadline = to_ns(renew);
   config.retry_period = to_ns(retry);
   config.release_on_cancel = release;
+  if (drain_timeout) config.drain_timeout = to_ns(*drain_timeout);
   if (coordinated) {
     config.coordinated = true;
     // Still registered after a preemption, so still a candidate the controller may pick again.
     config.recontend_after = config.retry_period;
   }
-  config.callbacks.on_started_leading = [fence_port, identity](std::stop_token stop,
-                                                               const tenure::LeaderTerm& term) {
-    Print("{\"event\":\"started\",\"identity\":" + Quote(identity) +
-          ",\"token\":" + std::to_string(term.fencing_token) + "}");
-    if (fence_port == 0) return;
-    tenure::client::Endpoint ep;
-    ep.port = static_cast<uint16_t>(fence_port);
-    tenure::client::HttpConnection fence(ep);
-    for (long seq = 0; !stop.stop_requested(); ++seq) {
-      std::string body = "{\"token\":" + std::to_string(term.fencing_token) +
-                         ",\"identity\":" + Quote(identity) + ",\"seq\":" + std::to_string(seq) +
-                         "}";
-      auto reply = fence.Request("POST", "/write", {{"Content-Type", "application/json"}}, body,
-                                 std::chrono::seconds(2));
-      if (reply.ok() && reply->status == 409) {
-        Print("{\"event\":\"fenced\",\"token\":" + std::to_string(term.fencing_token) + "}");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  config.callbacks.on_started_leading = [fence_port, identity, stop_delay](
+                                            std::stop_token stop, const tenure::LeaderTerm& term) {
+    std::string token = std::to_string(term.fencing_token);
+    Print("{\"event\":\"started\",\"identity\":" + Quote(identity) + ",\"token\":" + token + "}");
+    std::optional<tenure::client::HttpConnection> fence;
+    if (fence_port != 0) {
+      tenure::client::Endpoint ep;
+      ep.port = static_cast<uint16_t>(fence_port);
+      fence.emplace(ep);
     }
+    // Until the stop token fires, then for stop_delay more: work that takes time to wind down.
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::optional<std::chrono::steady_clock::time_point> stop_at;
+    std::stop_callback on_stop(stop, [&] {
+      std::lock_guard lock(mu);
+      stop_at = std::chrono::steady_clock::now() +
+                std::chrono::nanoseconds(static_cast<int64_t>(stop_delay * 1e9));
+      cv.notify_all();
+    });
+    for (long seq = 0;; ++seq) {
+      {
+        std::unique_lock lock(mu);
+        if (stop_at && std::chrono::steady_clock::now() >= *stop_at) break;
+      }
+      if (fence) {
+        std::string body = "{\"token\":" + token + ",\"identity\":" + Quote(identity) +
+                           ",\"seq\":" + std::to_string(seq) + "}";
+        auto reply = fence->Request("POST", "/write", {{"Content-Type", "application/json"}}, body,
+                                    std::chrono::seconds(2));
+        if (reply.ok() && reply->status == 409) {
+          Print("{\"event\":\"fenced\",\"token\":" + token + "}");
+        }
+      }
+      std::unique_lock lock(mu);
+      auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+      if (stop_at) wake = std::min(wake, *stop_at);
+      cv.wait_until(lock, wake,
+                    [&] { return stop_at && std::chrono::steady_clock::now() >= *stop_at; });
+    }
+    Print("{\"event\":\"work-ended\",\"identity\":" + Quote(identity) + ",\"token\":" + token +
+          "}");
   };
   config.callbacks.on_stopped_leading = [identity] {
     Print("{\"event\":\"stopped\",\"identity\":" + Quote(identity) + "}");
@@ -180,7 +218,7 @@ int main(int argc, char** argv) {
   tenure::ElectionHandle handle(shared);
   Print("{\"event\":\"ready\",\"identity\":" + Quote(identity) + "}");
   int signal = 0;
-  sigwait(&signals, &signal);
+  while (sigwait(&signals, &signal) == 0 && signal == SIGUSR1) shared->Yield();
   // The candidate goes first: the controller must not assign the lease we are about to release.
   if (registrar) (void)registrar->Stop();
   handle.Stop();

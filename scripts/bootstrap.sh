@@ -11,7 +11,7 @@ packages=(
   python3 python3-kubernetes
   etcd-server etcd-client
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  prometheus
+  prometheus faketime
 )
 
 missing=()

@@ -20,15 +20,22 @@
 //   successful renewal was SENT. Another candidate can consider the lease expired only at
 //   (its observation of that write) + LeaseDuration on its own clock, which is later as long as
 //   the clocks' rates differ by less than MaxClockRateDrift. This holds also when the server is
-//   unreachable or a request hangs: a separate timer fires the token.
+//   unreachable or a request hangs: a separate timer fires the token. LeaseDuration must be a
+//   whole number of seconds: the record carries leaseDurationSeconds, and that is what the
+//   others wait (a 2.5 s lease would be read as 2 s, after the leader's 2.4 s deadline).
+// - A handover drains before it releases: on release on cancel, Yield and coordinated
+//   preemption the term's stop token fires, the leader keeps renewing until on_started_leading
+//   has returned, and only then releases the lease. Past DrainTimeout it stops renewing without
+//   releasing: the term ends as when renewal fails, and the lease expires (the token fired long
+//   before, as above). A prompt callback makes the handover take milliseconds.
 // - Optional re-contending after a term ends (Spring's waitAfterRenewalFailure).
 //
 // Threads: Run() executes the election on the caller's thread. on_started_leading runs on a
 // thread of its own, once per term, with a stop token that fires when the term ends; the elector
-// does not wait for it to return. on_new_leader runs on a notifier thread, once per change of
-// the observed holder (not for an empty holder), in order. on_stopped_leading runs on the
-// Run() thread after the term's stop token fired, only for a term that was held (unlike
-// client-go, which also calls it when leadership was never gained).
+// waits for it to return only on a graceful handover (above). on_new_leader runs on a notifier
+// thread, once per change of the observed holder (not for an empty holder), in order.
+// on_stopped_leading runs on the Run() thread after the term's stop token fired, only for a term
+// that was held (unlike client-go, which also calls it when leadership was never gained).
 #pragma once
 
 #include <chrono>
@@ -67,8 +74,13 @@ struct ElectionConfig {
   std::chrono::nanoseconds lease_duration = std::chrono::seconds(15);
   std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
   std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
-  // On stop, a leader writes holder "" and duration 1 s so others take over at once.
+  // On stop, a leader writes holder "" and duration 1 s so others take over at once (after its
+  // on_started_leading returned: see drain_timeout).
   bool release_on_cancel = false;
+  // How long a graceful handover (release on cancel, Yield, coordinated preemption) renews while
+  // it waits for on_started_leading to return before it releases. When the callback is still
+  // running then, the lease is not released but left to expire.
+  std::chrono::nanoseconds drain_timeout = std::chrono::seconds(10);
   // Used in metrics labels, events and messages only.
   std::string name;
   ElectionCallbacks callbacks;
@@ -91,7 +103,10 @@ struct ElectionConfig {
   std::shared_ptr<Clock> clock;  // default: Clock::Real()
 };
 
-// client-go's checks, in its order and with its messages.
+// client-go's checks, in its order and with its messages, then tenure's own: leaseDuration a
+// whole number of seconds, maxClockRateDrift in [0, 0.5), safetyMargin and drainTimeout not
+// negative, and a stop deadline (leaseDuration x (1 - maxClockRateDrift) - safetyMargin) after
+// the first retry.
 Status ValidateElectionConfig(const ElectionConfig& config);
 
 // Counters an elector keeps; read them with Elector::metrics().
@@ -116,9 +131,9 @@ class Elector {
   void Run(std::stop_token stop);
 
   // Gives leadership up while staying a candidate (Spring's Context.yield()): ends the current
-  // term (its stop token fires, on_stopped_leading follows), releases the lease so another
-  // candidate can take it at once, and campaigns again after recontend_after (retry_period when
-  // unset). No effect when not leading.
+  // term (its stop token fires), drains (renews until on_started_leading returned), releases the
+  // lease so another candidate can take it at once, calls on_stopped_leading, and campaigns again
+  // after recontend_after (retry_period when unset). No effect when not leading.
   void Yield();
 
   bool IsLeader() const;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <iostream>
@@ -30,6 +31,7 @@ namespace tenure::cli {
 namespace {
 
 using Steady = std::chrono::steady_clock;
+constexpr auto kReapPoll = std::chrono::milliseconds(5);
 
 void Log(const std::string& message) {
   static std::mutex mu;
@@ -118,6 +120,12 @@ class Supervisor {
   void OnChildExit(int status);
   void OnSignal(int signal);
   void StartCommand(const LeadershipContext& context);
+  // The command of this term (by fencing token) is no longer running: marks it, and lets
+  // WaitUntilCommandGone return.
+  void CommandGone();
+  // On the term's thread, after its stop token fired: until the command started for that term
+  // has exited, so that a graceful handover releases the lease only once it is gone.
+  void WaitUntilCommandGone(uint64_t token);
 
   RunSettings settings_;
   std::vector<std::string> command_;
@@ -139,7 +147,24 @@ class Supervisor {
   bool shutting_down_ = false;
   bool release_at_exit_ = false;
   std::optional<int> exit_status_;
+  // The term whose command runs (its fencing token; 0: none), shared with the term threads.
+  std::mutex command_mu_;
+  std::condition_variable command_cv_;
+  uint64_t command_term_ = 0;
 };
+
+void Supervisor::CommandGone() {
+  {
+    std::lock_guard lock(command_mu_);
+    command_term_ = 0;
+  }
+  command_cv_.notify_all();
+}
+
+void Supervisor::WaitUntilCommandGone(uint64_t token) {
+  std::unique_lock lock(command_mu_);
+  command_cv_.wait(lock, [&] { return command_term_ != token; });
+}
 
 Status Supervisor::Setup() {
   ClusterOptions cluster_options{.kubeconfig = settings_.kubeconfig, .context = settings_.context};
@@ -173,6 +198,8 @@ Status Supervisor::Setup() {
   election.release_on_cancel = settings_.release_on_cancel;
   election.recontend_after = settings_.wait_after_renewal_failure;
   election.safety_margin = StopMargin(settings_);
+  // A graceful handover waits while the command stops: SIGTERM, SIGKILL after gracePeriod.
+  election.drain_timeout = settings_.grace_period + std::chrono::seconds(1);
   election.coordinated = settings_.coordinated;
   election.callbacks.on_new_leader = [](const std::string& leader) {
     Log("leader is now " + leader);
@@ -197,7 +224,10 @@ Status Supervisor::Setup() {
   options.election = std::move(election);
   options.role = settings_.role.empty() ? settings_.lock_name : settings_.role;
   options.on_granted = [this](const LeadershipContext& c) { events_.Push({true, c}); };
-  options.on_revoked = [this](const LeadershipContext& c) { events_.Push({false, c}); };
+  options.on_revoked = [this](const LeadershipContext& c) {
+    events_.Push({false, c});
+    WaitUntilCommandGone(c.term.fencing_token);
+  };
   if (settings_.wait_for_pod_ready) {
     PodRef pod = FindOwnPod(*cluster_);
     if (!pod.name.empty()) {
@@ -240,6 +270,13 @@ Status Supervisor::Setup() {
 }
 
 void Supervisor::StartCommand(const LeadershipContext& context) {
+  {
+    // Checked with the term marked under one lock: a term whose token fired meanwhile must not
+    // start a command its on_revoked no longer waits for.
+    std::lock_guard lock(command_mu_);
+    if (context.stop.stop_requested()) return;
+    command_term_ = context.term.fencing_token;
+  }
   auto child = ChildProcess::Spawn(
       command_, {{"TENURE_IDENTITY", context.term.identity},
                  {"TENURE_FENCING_TOKEN", std::to_string(context.term.fencing_token)},
@@ -247,6 +284,7 @@ void Supervisor::StartCommand(const LeadershipContext& context) {
                  {"TENURE_LOCK_NAME", settings_.lock_name},
                  {"TENURE_ROLE", context.role}});
   if (!child.ok()) {
+    CommandGone();
     Log(child.status().message());
     exit_status_ = 127;  // as a shell reports a command it cannot run
     release_at_exit_ = true;
@@ -285,6 +323,7 @@ void Supervisor::OnRevoked(const LeadershipContext& context) {
 
 void Supervisor::OnChildExit(int status) {
   child_.reset();
+  CommandGone();
   child_term_.reset();
   kill_at_.reset();
   stats_.running = false;
@@ -374,6 +413,12 @@ int Supervisor::Run() {
       child_->Signal(SIGKILL);
       kill_at_.reset();
     }
+  }
+  if (child_) {  // only after a failed poll: nothing will stop the command otherwise
+    child_->Signal(SIGKILL);
+    while (child_->running() && !child_->TryReap()) std::this_thread::sleep_for(kReapPoll);
+    child_.reset();
+    CommandGone();
   }
   // The command is gone here (or never ran).
   if (release_at_exit_) leadership_->Yield();  // releases the lease if still held

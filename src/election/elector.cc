@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "election/jitter.h"
@@ -71,6 +72,21 @@ class Budget {
   std::chrono::steady_clock::time_point deadline_;
 };
 
+// How long after sending a successful renewal the leader may still act: the lease as others
+// count it, shortened by the clock drift they may have and the safety margin.
+Clock::Duration UsableLease(const ElectionConfig& c) {
+  return std::chrono::duration_cast<Clock::Duration>(c.lease_duration *
+                                                     (1.0 - c.max_clock_rate_drift)) -
+         c.safety_margin;
+}
+
+// "2.5s", "0.15s": durations in validation messages.
+std::string SecondsText(Clock::Duration d) {
+  std::ostringstream out;
+  out << static_cast<double>(d.count()) / 1e9 << "s";
+  return out.str();
+}
+
 }  // namespace
 
 Status ValidateElectionConfig(const ElectionConfig& c) {
@@ -89,8 +105,24 @@ Status ValidateElectionConfig(const ElectionConfig& c) {
   if (!c.callbacks.on_stopped_leading) return invalid("OnStoppedLeading callback must not be nil");
   if (!c.lock) return invalid("Lock must not be nil.");
   if (c.lock->Identity().empty()) return invalid("Lock identity is empty");
+  if (c.lease_duration % std::chrono::seconds(1) != std::chrono::nanoseconds(0)) {
+    return invalid(
+        "leaseDuration must be a whole number of seconds: the lock records "
+        "leaseDurationSeconds, and that is how long other candidates wait (" +
+        SecondsText(c.lease_duration) + " would be read as " +
+        SecondsText(std::chrono::floor<std::chrono::seconds>(c.lease_duration)) +
+        ", before this leader would stop)");
+  }
   if (c.max_clock_rate_drift < 0 || c.max_clock_rate_drift >= 0.5) {
     return invalid("maxClockRateDrift must be in [0, 0.5)");
+  }
+  if (c.safety_margin.count() < 0) return invalid("safetyMargin must not be negative");
+  if (c.drain_timeout.count() < 0) return invalid("drainTimeout must not be negative");
+  if (UsableLease(c) <= c.retry_period) {
+    return invalid("leaseDuration x (1 - maxClockRateDrift) - safetyMargin (" +
+                   SecondsText(UsableLease(c)) + ") must be greater than retryPeriod (" +
+                   SecondsText(c.retry_period) +
+                   "): a leader must be able to renew before it has to stop");
   }
   return Status::Ok();
 }
@@ -116,6 +148,9 @@ struct Elector::State {
   std::optional<LeaderTerm> term;
   Clock::TimePoint last_renew_sent{};
   bool end_of_term = false;  // coordinated: preferredHolder names someone else
+  // A graceful handover is waiting for the term's work: renewals go on although the term's
+  // token fired (and, coordinated, although preferredHolder names someone else).
+  bool draining = false;
   // Yield(): the current term's guard (set while a term runs) and whether Yield ended it.
   TermGuard* guard = nullptr;
   bool yielded = false;
@@ -129,10 +164,10 @@ struct Elector::State {
   // Records the watch delivered so far: a change that arrives between a look at the record and
   // the sleep that follows (before wake_source exists) must still cut that sleep short.
   uint64_t watched_changes = 0;
-  // on_started_leading calls, each with a flag set when it returned; finished ones are joined
-  // while renewing (their stacks are freed), the rest by ~Elector.
+  // on_started_leading calls, each with a source fired when it returned (a handover waits on
+  // it); finished ones are joined while renewing (their stacks are freed), the rest by ~Elector.
   struct Worker {
-    std::shared_ptr<std::atomic<bool>> done;
+    std::stop_source finished;
     std::jthread thread;
   };
   std::vector<Worker> workers;
@@ -142,7 +177,7 @@ struct Elector::State {
     {
       std::lock_guard lock(mu);
       for (auto it = workers.begin(); it != workers.end();) {
-        if (it->done->load()) {
+        if (it->finished.stop_requested()) {
           finished.push_back(std::move(*it));
           it = workers.erase(it);
         } else {
@@ -249,7 +284,7 @@ struct Elector::State {
     if (!leading || !observed || !ObservedValidLocked(now)) return std::nullopt;
     const LeaderElectionRecord& record = observed->record;
     if (record.holder_identity != identity()) return std::nullopt;
-    if (config.coordinated && !record.preferred_holder.empty()) return std::nullopt;
+    if (config.coordinated && !record.preferred_holder.empty() && !draining) return std::nullopt;
     return record;
   }
 
@@ -258,7 +293,7 @@ struct Elector::State {
   // stretch one attempt to several timeouts).
   std::optional<int64_t> TryAcquireOrRenew(Clock::Duration timeout) {
     Budget budget(timeout);
-    if (config.coordinated) return TryRenewCoordinated(budget);
+    if (config.coordinated) return TryRenewHeld(budget);
     LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
     // Fast path: the leader updates with its cached version, no GET.
@@ -297,15 +332,17 @@ struct Elector::State {
     return Written(*written, sent);
   }
 
-  // Coordinated mode: only renew a lease the controller assigned to us.
-  // Unlike client-go, the leader renews on the fast path (cached version, no GET): any change by
-  // the controller (preferredHolder, a new holder) changes the version, so the write fails with
-  // Conflict and the slow path reads it.
-  std::optional<int64_t> TryRenewCoordinated(Budget& budget) {
+  // Renews only a lease that names us, keeping every field but renewTime and the duration: the
+  // coordinated leader (the controller assigns the lease) and a draining one (it must not take
+  // back a lease that was given away meanwhile).
+  // Unlike client-go, the coordinated leader renews on the fast path (cached version, no GET):
+  // any change by the controller (preferredHolder, a new holder) changes the version, so the
+  // write fails with Conflict and the slow path reads it.
+  std::optional<int64_t> TryRenewHeld(Budget& budget) {
     Clock::TimePoint sent = clock().now();
     std::optional<LeaderElectionRecord> cached = OwnCachedRecord(sent);
     if (cached) {
-      auto written = lock().Update(RenewedCoordinated(*cached), budget.left());
+      auto written = lock().Update(RenewedHeld(*cached), budget.left());
       if (written.ok()) return Written(*written, sent);
       if (budget.spent()) return std::nullopt;
     }
@@ -319,22 +356,25 @@ struct Elector::State {
     LeaderElectionRecord record = current->record;
     if (!ObservedValid()) return std::nullopt;
     if (record.holder_identity != identity()) return std::nullopt;
-    if (!record.preferred_holder.empty()) {
-      // The controller prefers another candidate: end the term now and hand over.
+    if (config.coordinated && !record.preferred_holder.empty()) {
+      // The controller prefers another candidate: end the term now and hand over (a draining
+      // term has ended already and renews until its work stopped).
       std::lock_guard lock(mu);
-      if (leading) end_of_term = true;
-      return std::nullopt;
+      if (!draining) {
+        if (leading) end_of_term = true;
+        return std::nullopt;
+      }
     }
     if (budget.spent()) return std::nullopt;
-    auto written = lock().Update(RenewedCoordinated(record), budget.left());
+    auto written = lock().Update(RenewedHeld(record), budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent);
   }
 
-  // The controller's record (holder == us, strategy, acquireTime, transitions kept) renewed now.
-  // Like client-go it writes our lease duration, so the term's deadline (computed from
-  // lease_duration) and what others see in the record agree.
-  LeaderElectionRecord RenewedCoordinated(LeaderElectionRecord record) {
+  // The record (holder == us; strategy, acquireTime, transitions kept) renewed now. Like
+  // client-go's coordinated candidate it writes our lease duration, so the term's deadline
+  // (computed from lease_duration) and what others see in the record agree.
+  LeaderElectionRecord RenewedHeld(LeaderElectionRecord record) {
     record.renew_time = clock().wall_now();
     record.lease_duration_seconds = lease_seconds();
     return record;
@@ -343,9 +383,7 @@ struct Elector::State {
   // The latest moment this leader may still act: see "Stop before anyone can take over".
   Clock::TimePoint MustStopBy() const {
     std::lock_guard lock(mu);
-    auto usable = std::chrono::duration_cast<Clock::Duration>(config.lease_duration *
-                                                              (1.0 - config.max_clock_rate_drift));
-    return last_renew_sent + usable - config.safety_margin;
+    return last_renew_sent + UsableLease(config);
   }
 
   // Sleeps until `deadline` or until the lock's watch reports a change (or stop).
@@ -449,10 +487,49 @@ struct Elector::State {
     }
   }
 
-  // Ends the term; true when it ended because the controller preferred another holder.
-  bool EndTerm() {
+  // A graceful handover's wait for the term's work (`finished` fires once on_started_leading
+  // returned), renewing every retry period meanwhile. True once the work stopped while the lease
+  // was still ours; false when drain_timeout passed, when the lease could no longer be kept
+  // (MustStopBy passed without a renewal) or when the watch showed it given to someone else.
+  bool Drain(std::stop_token finished) {
+    {
+      std::lock_guard lock(mu);
+      draining = true;
+    }
+    bool drained = RenewUntilFinished(finished, clock().now() + config.drain_timeout);
     std::lock_guard lock(mu);
-    bool preempted = end_of_term;
+    draining = false;
+    return drained;
+  }
+
+  bool RenewUntilFinished(std::stop_token finished, Clock::TimePoint give_up) {
+    Clock::TimePoint next_renewal = clock().now() + config.retry_period;
+    while (!finished.stop_requested()) {
+      Clock::TimePoint now = clock().now();
+      Clock::TimePoint stop_by = MustStopBy();
+      uint64_t seen;
+      {
+        std::lock_guard lock(mu);
+        if (!observed || observed->record.holder_identity != identity()) return false;
+        seen = watched_changes;
+      }
+      if (now >= give_up || now >= stop_by) return false;
+      if (now >= next_renewal) {
+        Budget budget(std::min<Clock::Duration>(config.renew_deadline, stop_by - now));
+        if (TryRenewHeld(budget)) {
+          std::lock_guard lock(mu);
+          ++metrics.renew_total;
+        }
+        next_renewal = clock().now() + config.retry_period;
+        continue;
+      }
+      SleepUntilChange(std::min({next_renewal, give_up, stop_by}), finished, seen);
+    }
+    return true;
+  }
+
+  void EndTerm() {
+    std::lock_guard lock(mu);
     end_of_term = false;
     leading = false;
     term.reset();
@@ -460,7 +537,6 @@ struct Elector::State {
     // before its own guard's token is stored.
     term_token = {};
     metrics.is_leader = false;
-    return preempted;
   }
 
   // client-go's release: GET, and if still ours write holder "" with duration 1 s; retry on
@@ -519,29 +595,42 @@ void Elector::Run(std::stop_token stop) {
       st.term_token = guard.token();
       st.guard = &guard;
     }
+    std::stop_source finished;
     {
-      auto done = std::make_shared<std::atomic<bool>>(false);
       std::lock_guard lock(st.mu);
-      st.workers.push_back({done, std::jthread([fn = st.config.callbacks.on_started_leading, term,
-                                                token = guard.token(), done] {
+      st.workers.push_back({finished, std::jthread([fn = st.config.callbacks.on_started_leading,
+                                                    term, token = guard.token(), finished] {
                               fn(token, term);
-                              done->store(true);
+                              finished.request_stop();
                             })});
     }
     st.Renew(guard);
     guard.Fire();  // the leader's work stops before anything else happens
     bool stopped = stop.stop_requested();
     bool yielded = false;
+    bool preempted;
+    {
+      std::lock_guard lock(st.mu);
+      std::swap(yielded, st.yielded);
+      preempted = st.end_of_term;
+    }
+    // A graceful end releases the lease so the next leader need not wait it out (a preempted
+    // coordinated leader too, where upstream candidates just stop renewing), but only once the
+    // term's work has stopped: until then the lease is renewed.
+    bool handover = (stopped && st.config.release_on_cancel) || preempted || yielded;
+    bool drained = handover && st.Drain(finished.get_token());
     {
       std::lock_guard lock(st.mu);
       st.guard = nullptr;
-      std::swap(yielded, st.yielded);
     }
-    bool preempted = st.EndTerm();
-    // A preempted coordinated leader releases at once so the winner need not wait out the
-    // lease (upstream candidates just stop renewing); so does one that yielded.
-    if ((stopped && st.config.release_on_cancel) || preempted || yielded) st.Release();
-    st.lock().RecordEvent("LeaderElection", term.identity + " stopped leading");
+    st.EndTerm();
+    if (drained) st.Release();
+    st.lock().RecordEvent(
+        "LeaderElection",
+        term.identity + (handover && !drained ? " stopped leading without releasing the "
+                                                "lease (its work had not stopped within "
+                                                "drainTimeout, or the lease was no longer ours)"
+                                              : " stopped leading"));
     st.config.callbacks.on_stopped_leading();
     if (stopped) break;
     if (yielded) {
