@@ -48,17 +48,32 @@ bool NeedsPing(const api::LeaseCandidate& c, api::Timestamp now, const ElectionT
 std::string Holder(const api::Lease& lease) { return lease.spec.holder_identity.value_or(""); }
 std::string Preferred(const api::Lease& lease) { return lease.spec.preferred_holder.value_or(""); }
 
-bool LeaseExpired(const api::Lease& lease, api::Timestamp now) {
-  auto expiry = api::LeaseExpiry(lease.spec);
-  return !expiry || *expiry < now;
+// The lease being decided on (nullptr: absent) and when it expires: leaseDurationSeconds after
+// this controller first saw it as it is (never after renewTime, the holder's clock). A lease
+// without renewTime or duration counts as expired, as in the reference.
+struct LeaseAt {
+  const api::Lease* lease = nullptr;
+  std::optional<api::Timestamp> expires;
+  bool Expired(api::Timestamp now) const { return !expires || *expires < now; }
+};
+
+LeaseAt Judge(const std::optional<SeenLease>& seen) {
+  LeaseAt at;
+  if (!seen) return at;
+  at.lease = &seen->lease;
+  const api::LeaseSpec& spec = seen->lease.spec;
+  if (spec.renew_time && spec.lease_duration_seconds) {
+    at.expires = seen->seen_at + std::chrono::seconds(*spec.lease_duration_seconds);
+  }
+  return at;
 }
 
 // Unlike the reference, the holder of an expired lease is pinged but not waited for: it stopped
 // renewing, so it is most likely dead (it still wins if its ack arrives before the decision).
 // This takes a death's handover from a lease duration plus a whole election duration down to
 // about a lease duration.
-bool LapsedHolder(const api::Lease* lease, const api::LeaseCandidate& c, api::Timestamp now) {
-  return lease && Holder(*lease) == c.metadata.name && LeaseExpired(*lease, now);
+bool LapsedHolder(const LeaseAt& at, const api::LeaseCandidate& c, api::Timestamp now) {
+  return at.lease && Holder(*at.lease) == c.metadata.name && at.Expired(now);
 }
 
 const api::LeaseCandidate* Find(const Candidates& candidates, const std::string& name) {
@@ -96,14 +111,10 @@ void Earliest(std::optional<nanoseconds>& current, api::Timestamp at, api::Times
 
 // When to look again without any event: the lease expires, or a candidate falls due for a
 // refresh ping or expires.
-std::optional<nanoseconds> NextCheck(const std::optional<api::Lease>& lease, const Candidates& live,
-                                     api::Timestamp now, const ElectionTimings& t) {
+std::optional<nanoseconds> NextCheck(const LeaseAt& at, const Candidates& live, api::Timestamp now,
+                                     const ElectionTimings& t) {
   std::optional<nanoseconds> next;
-  if (lease && lease->spec.renew_time && lease->spec.lease_duration_seconds) {
-    Earliest(next,
-             *lease->spec.renew_time + std::chrono::seconds(*lease->spec.lease_duration_seconds),
-             now);
-  }
+  if (at.expires) Earliest(next, *at.expires, now);
   for (const api::LeaseCandidate* c : live) {
     Earliest(next, *c->spec.renew_time + t.refresh_after, now);
     Earliest(next, *c->spec.renew_time + t.candidate_expiry, now);
@@ -111,9 +122,10 @@ std::optional<nanoseconds> NextCheck(const std::optional<api::Lease>& lease, con
   return next;
 }
 
-bool ElectionNeeded(const api::Lease* lease, const Candidates& live, api::Timestamp now,
+bool ElectionNeeded(const LeaseAt& at, const Candidates& live, api::Timestamp now,
                     const ElectionTimings& t) {
-  if (lease == nullptr || Holder(*lease).empty() || LeaseExpired(*lease, now)) return true;
+  const api::Lease* lease = at.lease;
+  if (lease == nullptr || Holder(*lease).empty() || at.Expired(now)) return true;
   for (const api::LeaseCandidate* c : live) {
     if (*c->spec.renew_time + t.refresh_after < now) return true;
   }
@@ -185,8 +197,9 @@ void Assign(api::LeaseSpec& spec, const std::string& winner, api::Timestamp now,
 }
 
 // Steps 7 and 8 for the winner among `acked`.
-void Apply(Decision& d, const api::Lease* lease, const Candidates& live,
+void Apply(Decision& d, const LeaseAt& at, const Candidates& live,
            const api::LeaseCandidate& winner, api::Timestamp now, const ElectionTimings& t) {
+  const api::Lease* lease = at.lease;
   const std::string& name = winner.metadata.name;
   std::string elected =
       name + " elected: " + std::string(kOldestEmulationVersion) + ", " + Versions(winner);
@@ -206,7 +219,7 @@ void Apply(Decision& d, const api::Lease* lease, const Candidates& live,
   spec.strategy = std::string(kOldestEmulationVersion);
   const std::string holder = Holder(*lease);
   const std::string preferred = Preferred(*lease);
-  if (holder.empty() || LeaseExpired(*lease, now)) {
+  if (holder.empty() || at.Expired(now)) {
     Assign(spec, name, now, t);
     d.elected = true;
     d.events.push_back({"Normal", "LeaderElected", elected});
@@ -223,7 +236,7 @@ void Apply(Decision& d, const api::Lease* lease, const Candidates& live,
       d.summary = message;
     }
     // The holder hands over by releasing or by letting the lease expire: look again then.
-    d.requeue_after = NextCheck(*lease, live, now, t);
+    d.requeue_after = NextCheck(at, live, now, t);
   } else if (!preferred.empty()) {
     spec.preferred_holder.reset();
     d.preferred_cleared = true;
@@ -238,7 +251,7 @@ void Apply(Decision& d, const api::Lease* lease, const Candidates& live,
   if (spec == lease->spec) {
     d.kind = Decision::Kind::kUnchanged;
     d.summary.clear();
-    d.requeue_after = NextCheck(*lease, live, now, t);
+    d.requeue_after = NextCheck(at, live, now, t);
     return;
   }
   d.kind = Decision::Kind::kWrite;
@@ -248,11 +261,12 @@ void Apply(Decision& d, const api::Lease* lease, const Candidates& live,
 
 }  // namespace
 
-Decision Decide(const std::optional<api::Lease>& lease_in,
+Decision Decide(const std::optional<SeenLease>& seen,
                 const std::vector<api::LeaseCandidate>& candidates, api::Timestamp now,
                 const ElectionTimings& t) {
   Decision d;
-  const api::Lease* lease = lease_in ? &*lease_in : nullptr;
+  const LeaseAt at = Judge(seen);
+  const api::Lease* lease = at.lease;
   // Registered: not expired. Live: registered and not known to ignore pings; only they count.
   Candidates live;
   size_t registered = 0;
@@ -275,9 +289,9 @@ Decision Decide(const std::optional<api::Lease>& lease_in,
 
   // Conflicts and third-party strategies are visible without an election.
   if (DecidedByStrategy(d, lease, PickStrategy(live))) return d;
-  if (!ElectionNeeded(lease, live, now, t)) {
+  if (!ElectionNeeded(at, live, now, t)) {
     d.kind = Decision::Kind::kNotNeeded;
-    d.requeue_after = NextCheck(lease_in, live, now, t);
+    d.requeue_after = NextCheck(at, live, now, t);
     return d;
   }
 
@@ -285,7 +299,7 @@ Decision Decide(const std::optional<api::Lease>& lease_in,
   for (const api::LeaseCandidate* c : live) {
     if (!NeedsPing(*c, now, t)) continue;
     d.pings.push_back(c->metadata.name);
-    if (!LapsedHolder(lease, *c, now)) wait_for_pings = true;
+    if (!LapsedHolder(at, *c, now)) wait_for_pings = true;
   }
   if (wait_for_pings) {
     d.kind = Decision::Kind::kPinging;
@@ -297,7 +311,7 @@ Decision Decide(const std::optional<api::Lease>& lease_in,
   std::optional<nanoseconds> ping_deadline;
   for (const api::LeaseCandidate* c : live) {
     bool is_acked = RenewedWithin(*c, t.election_duration, now);
-    bool pending = PingPending(*c, now, t) && !LapsedHolder(lease, *c, now);
+    bool pending = PingPending(*c, now, t) && !LapsedHolder(at, *c, now);
     if (is_acked) acked.push_back(c);
     if (is_acked || pending) answered_or_pending.push_back(c);
     if (pending) Earliest(ping_deadline, *c->spec.ping_time + t.election_duration, now);
@@ -315,7 +329,7 @@ Decision Decide(const std::optional<api::Lease>& lease_in,
   if (DecidedByStrategy(d, lease, PickStrategy(acked))) return d;
   const api::LeaseCandidate* winner = PickOldestEmulationVersion(acked);
   if (winner == nullptr) return no_available("no answering candidate has valid versions");
-  Apply(d, lease, live, *winner, now, t);
+  Apply(d, at, live, *winner, now, t);
   return d;
 }
 

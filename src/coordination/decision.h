@@ -28,6 +28,8 @@
 //   seconds until it expires after 30 minutes.
 // - The next check is scheduled when the lease expires or a candidate becomes due, so nothing
 //   depends on a later event arriving.
+// - A lease expires leaseDurationSeconds after the controller first saw it as it is, not after
+//   its renewTime: the holder's clock never decides (SeenLease below).
 // - Every decision says why, as Events on the Lease.
 #pragma once
 
@@ -85,7 +87,17 @@ struct Decision {
   bool preferred_cleared = false;
 };
 
-Decision Decide(const std::optional<api::Lease>& lease,
+// A lease and when this controller first saw it as it is now (same resourceVersion), on the
+// controller's own clock. Expiry is judged from that moment plus leaseDurationSeconds, as a
+// client-go follower judges it from its observedTime, never from renewTime: the holder wrote
+// renewTime with its own clock, and a holder whose clock runs behind would look expired while
+// it still leads (two leaders), one whose clock runs ahead would look valid after it died.
+struct SeenLease {
+  api::Lease lease;
+  api::Timestamp seen_at;
+};
+
+Decision Decide(const std::optional<SeenLease>& lease,
                 const std::vector<api::LeaseCandidate>& candidates, api::Timestamp now,
                 const ElectionTimings& timings);
 

@@ -43,9 +43,17 @@ api::Lease Lease(std::string holder, std::chrono::nanoseconds renewed_ago = 1s,
   return l;
 }
 
+// Seen by the controller when it was renewed, unless `seen_ago` says otherwise.
 Decision DecideNow(const std::optional<api::Lease>& lease,
-                   const std::vector<api::LeaseCandidate>& c) {
-  return Decide(lease, c, kNow, ElectionTimings{});
+                   const std::vector<api::LeaseCandidate>& c,
+                   std::optional<std::chrono::nanoseconds> seen_ago = std::nullopt) {
+  std::optional<SeenLease> seen;
+  if (lease) {
+    api::Timestamp at = lease->spec.renew_time.value_or(kNow);
+    if (seen_ago) at = kNow - std::chrono::duration_cast<std::chrono::microseconds>(*seen_ago);
+    seen = SeenLease{*lease, at};
+  }
+  return Decide(seen, c, kNow, ElectionTimings{});
 }
 
 // The three candidates of the rolling-upgrade story, all answered recently.
@@ -229,6 +237,27 @@ TEST(DecideTest, AnExpiredLeaseOfAnotherHolderGoesToTheWinner) {
   EXPECT_EQ(d.summary,
             "mixed elected: OldestEmulationVersion, emulation 1.33.0, binary 1.34.0 (lease of old "
             "expired)");
+}
+
+// The holder's clock runs a minute behind: its fresh renewal carries a renewTime a minute old.
+// Judged from renewTime the lease would look expired and be given to another candidate while its
+// holder still leads; judged from when the controller saw it, it is valid.
+TEST(DecideTest, ExpiryCountsFromWhenTheControllerSawTheLeaseNotFromRenewTime) {
+  auto c = Upgrade();
+  c.erase(c.begin());  // "old" has no candidate any more, so only expiry could end its term
+  Decision d = DecideNow(Lease("old", 1min), c, /*seen_ago=*/1s);
+  EXPECT_FALSE(d.elected);  // at most preempted (preferredHolder), never replaced
+  ASSERT_TRUE(d.write.has_value());
+  EXPECT_EQ(d.write->spec.holder_identity, "old");
+  EXPECT_EQ(d.write->spec.preferred_holder, "mixed");
+  ASSERT_TRUE(d.requeue_after.has_value());
+  EXPECT_LE(*d.requeue_after, 4100ms);  // looks again when it expires as seen: 5 s after 1 s ago
+
+  // And a holder whose clock runs ahead does not keep a lease it stopped renewing.
+  api::Lease ahead = Lease("old", -1min);
+  d = DecideNow(ahead, c, /*seen_ago=*/6s);
+  ASSERT_EQ(d.kind, Kind::kWrite);
+  EXPECT_EQ(d.write->spec.holder_identity, "mixed");
 }
 
 TEST(DecideTest, AStalePreferredHolderIsClearedWhenItsCandidateIsGone) {

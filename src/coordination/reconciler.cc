@@ -128,14 +128,22 @@ void Reconciler::Reconcile(const std::string& key) {
     auto typed = api::LeaseCandidateFromJson(c);
     if (typed.ok()) candidates.push_back(std::move(*typed));
   }
-  std::optional<api::Lease> lease;
-  if (auto object = leases_->Get(ns, name)) {
-    auto typed = api::LeaseFromJson(*object);
-    if (typed.ok()) lease = std::move(*typed);
-  }
   // The requeue is due a delay after the moment decided on, not after the writes and pings.
   Clock::TimePoint decided_at = options_.clock->now();
-  Decision decision = Decide(lease, candidates, options_.clock->wall_now(), options_.timings);
+  api::Timestamp now = options_.clock->wall_now();
+  std::optional<SeenLease> lease;
+  if (auto object = leases_->Get(ns, name)) {
+    auto typed = api::LeaseFromJson(*object);
+    if (typed.ok()) {
+      KeyState& seen = state_[key];
+      if (typed->metadata.resource_version != seen.lease_version) {
+        seen.lease_version = typed->metadata.resource_version;
+        seen.lease_seen_at = now;  // a change reaches us after it was made: later is safe
+      }
+      lease = SeenLease{std::move(*typed), seen.lease_seen_at};
+    }
+  }
+  Decision decision = Decide(lease, candidates, now, options_.timings);
   if (decision.kind == Decision::Kind::kNoCandidates) {
     state_.erase(key);
     return;

@@ -48,6 +48,10 @@ class Reconciler {
     Clock::TimePoint last_notice_at{};
     std::string last_error;  // of the last failed write, logged once
     int failures = 0;        // consecutive failed writes: the retry backs off
+    // The lease's resourceVersion when last decided on, and when (wall clock) this controller
+    // first saw that version: expiry is judged from then (decision.h, SeenLease).
+    std::string lease_version;
+    api::Timestamp lease_seen_at{};
   };
 
   void OnCandidate(const std::string& type, const nlohmann::json& object);
