@@ -151,6 +151,8 @@ struct Elector::State {
   // A graceful handover is waiting for the term's work: renewals go on although the term's
   // token fired (and, coordinated, although preferredHolder names someone else).
   bool draining = false;
+  // The version of our latest successful write: a record after it is someone else's.
+  int64_t own_version = 0;
   // Yield(): the current term's guard (set while a term runs) and whether Yield ended it.
   TermGuard* guard = nullptr;
   bool yielded = false;
@@ -198,8 +200,14 @@ struct Elector::State {
   }
 
   // Remembers a record read, written or watched; a change of bytes stamps observed_time.
+  // Every record read, written or watched goes through here. One written after our own last
+  // write that names another holder (an operator's forced release, a controller's assignment)
+  // or, coordinated, prefers another one, ends the term at once, however it was seen: on the
+  // watch, or on the GET of a renewal whose fast path conflicted (client-go would keep leading
+  // until its renew deadline, while the new holder already leads).
   void Observe(const ObservedRecord& record) {
     std::string new_leader;
+    std::optional<std::stop_source> end_term;
     {
       std::lock_guard lock(mu);
       if (!observed || observed->raw != record.raw) observed_time = clock().now();
@@ -209,35 +217,37 @@ struct Elector::State {
         reported_leader = holder;
         new_leader = holder;
       }
+      end_term = EndedByLocked(record);
     }
     if (!new_leader.empty()) notifier.Notify(new_leader);
+    // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.
+    if (end_term) end_term->request_stop();
+  }
+
+  // The current term's guard, when `record` ends that term (see Observe).
+  std::optional<std::stop_source> EndedByLocked(const ObservedRecord& record) {
+    if (!leading || guard == nullptr || record.version <= own_version) return std::nullopt;
+    bool given_away = record.record.holder_identity != identity();
+    bool preferred_other =
+        config.coordinated && !record.record.preferred_holder.empty() && !draining;
+    if (!given_away && !preferred_other) return std::nullopt;
+    end_of_term = !given_away;  // preempted: release once drained; given away: nothing to release
+    return guard->source();
+  }
+
+  // The term ended while a call was under way (Observe saw the lease given away): the call must
+  // not go on to write.
+  bool TermEnded() const {
+    std::lock_guard lock(mu);
+    return leading && term_token.stop_requested();
   }
 
   // From the lock's watch: no request is made; a waiting follower re-evaluates.
   void OnWatched(const ObservedRecord& record) {
-    bool newer;
-    {
-      std::lock_guard lock(mu);
-      newer = !observed || record.version > observed->version;
-    }
     Observe(record);
-    std::optional<std::stop_source> end_term;
-    {
-      std::lock_guard lock(mu);
-      bool given_away = record.record.holder_identity != identity();
-      bool preferred_other = config.coordinated && !record.record.preferred_holder.empty();
-      if (newer && leading && guard != nullptr && (given_away || preferred_other)) {
-        // Someone else's write names another holder (an operator's forced release, a
-        // controller's assignment) or the controller ended our term (preferredHolder): stop now
-        // rather than at the next renewal, so the new holder never overlaps with us.
-        end_of_term = !given_away;
-        end_term = guard->source();
-      }
-      ++watched_changes;
-      wake_source.request_stop();
-    }
-    // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.
-    if (end_term) end_term->request_stop();
+    std::lock_guard lock(mu);
+    ++watched_changes;
+    wake_source.request_stop();
   }
 
   // The lease is held by someone, by our observation: holder set and observedTime + duration
@@ -269,9 +279,12 @@ struct Elector::State {
 
   // Records a successful write of ours.
   int64_t Written(const ObservedRecord& written, Clock::TimePoint sent) {
+    {
+      std::lock_guard lock(mu);
+      own_version = std::max(own_version, written.version);
+      last_renew_sent = sent;
+    }
     Observe(written);
-    std::lock_guard lock(mu);
-    last_renew_sent = sent;
     return written.version;
   }
 
@@ -319,7 +332,7 @@ struct Elector::State {
     }
     Observe(*current);
     const LeaderElectionRecord& old = current->record;
-    if (HeldByOther()) return std::nullopt;
+    if (TermEnded() || HeldByOther()) return std::nullopt;
     if (old.holder_identity == identity()) {
       desired.acquire_time = old.acquire_time;
       desired.leader_transitions = old.leader_transitions;

@@ -331,6 +331,34 @@ TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
   EXPECT_TRUE(check.Check().ok());
 }
 
+// A leader without a watch learns at its next renewal (fast path Conflict, then GET) that the
+// lease was given away: the term ends then, not at the renew deadline, and a released lease is
+// not taken back within the old term.
+TEST_F(ElectorTest, ALeaderThatReadsItsLeaseReleasedStopsAndDoesNotTakeItBack) {
+  Recorder rec;
+  auto a = Start(Config("a", rec, /*watch=*/false));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  LeaderElectionRecord forced = store_->current()->record;
+  forced.holder_identity = "";  // an operator's forced release
+  store_->Put(forced);
+  Advance(2s, 2);  // a's next renewal
+  ASSERT_TRUE(Eventually([&] { return rec.Token(0).stop_requested(); }));
+  ASSERT_TRUE(Eventually([&] { return rec.stopped.load() == 1; }));
+  EXPECT_EQ(store_->current()->record.holder_identity, "");
+}
+
+TEST_F(ElectorTest, ALeaderThatReadsAnotherHolderStopsAtOnceNotAtItsRenewDeadline) {
+  Recorder rec;
+  auto a = Start(Config("a", rec, /*watch=*/false));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  LeaderElectionRecord taken = store_->current()->record;
+  taken.holder_identity = "b";  // b took the lease (after a forced release, say)
+  store_->Put(taken);
+  Advance(2s, 2);  // a's next renewal reads it; its renew deadline is 10 s away
+  ASSERT_TRUE(Eventually([&] { return rec.Token(0).stop_requested(); }));
+  EXPECT_EQ(store_->current()->record.holder_identity, "b");
+}
+
 TEST_F(ElectorTest, FencingTokensIncreaseAcrossTermsOfTheSameIdentity) {
   Recorder rec;
   ElectionConfig c = Config("a", rec);
