@@ -277,12 +277,16 @@ struct Elector::State {
     return r;
   }
 
-  // Records a successful write of ours.
-  int64_t Written(const ObservedRecord& written, Clock::TimePoint sent) {
+  // Records a successful write of ours that replaced the record `replaced` (nullptr: created).
+  int64_t Written(const ObservedRecord& written, Clock::TimePoint sent,
+                  const ObservedRecord* replaced) {
     {
       std::lock_guard lock(mu);
       own_version = std::max(own_version, written.version);
-      last_renew_sent = sent;
+      // Others restart their count only when the record's bytes change: a write that changed
+      // nothing (a ConfigMap record keeps whole seconds, and the server keeps such a no-op
+      // write's resourceVersion) must not move our stop deadline either.
+      if (replaced == nullptr || replaced->raw != written.raw) last_renew_sent = sent;
     }
     Observe(written);
     return written.version;
@@ -292,13 +296,13 @@ struct Elector::State {
   // and still names us (client-go's IsLeader(): the watch may have shown that someone, e.g. an
   // operator, gave the lease away, and the cached version would overwrite that) and, in
   // coordinated mode, while no preferredHolder ends our term.
-  std::optional<LeaderElectionRecord> OwnCachedRecord(Clock::TimePoint now) {
+  std::optional<ObservedRecord> OwnCachedRecord(Clock::TimePoint now) {
     std::lock_guard lock(mu);
     if (!leading || !observed || !ObservedValidLocked(now)) return std::nullopt;
     const LeaderElectionRecord& record = observed->record;
     if (record.holder_identity != identity()) return std::nullopt;
     if (config.coordinated && !record.preferred_holder.empty() && !draining) return std::nullopt;
-    return record;
+    return observed;
   }
 
   // One attempt of client-go's tryAcquireOrRenew. Returns the version written on success.
@@ -310,12 +314,12 @@ struct Elector::State {
     LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
     // Fast path: the leader updates with its cached version, no GET.
-    std::optional<LeaderElectionRecord> cached = OwnCachedRecord(sent);
+    std::optional<ObservedRecord> cached = OwnCachedRecord(sent);
     if (cached) {
-      desired.acquire_time = cached->acquire_time;
-      desired.leader_transitions = cached->leader_transitions;
+      desired.acquire_time = cached->record.acquire_time;
+      desired.leader_transitions = cached->record.leader_transitions;
       auto written = lock().Update(desired, budget.left());
-      if (written.ok()) return Written(*written, sent);
+      if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
     // Slow path.
@@ -328,7 +332,7 @@ struct Elector::State {
       if (!current.status().IsNotFound() || budget.spent()) return std::nullopt;
       auto written = lock().Create(desired, budget.left());
       if (!written.ok()) return std::nullopt;
-      return Written(*written, sent);
+      return Written(*written, sent, nullptr);
     }
     Observe(*current);
     const LeaderElectionRecord& old = current->record;
@@ -342,7 +346,7 @@ struct Elector::State {
     if (budget.spent()) return std::nullopt;
     auto written = lock().Update(desired, budget.left());
     if (!written.ok()) return std::nullopt;
-    return Written(*written, sent);
+    return Written(*written, sent, &*current);
   }
 
   // Renews only a lease that names us, keeping every field but renewTime and the duration: the
@@ -353,10 +357,10 @@ struct Elector::State {
   // write fails with Conflict and the slow path reads it.
   std::optional<int64_t> TryRenewHeld(Budget& budget) {
     Clock::TimePoint sent = clock().now();
-    std::optional<LeaderElectionRecord> cached = OwnCachedRecord(sent);
+    std::optional<ObservedRecord> cached = OwnCachedRecord(sent);
     if (cached) {
-      auto written = lock().Update(RenewedHeld(*cached), budget.left());
-      if (written.ok()) return Written(*written, sent);
+      auto written = lock().Update(RenewedHeld(cached->record), budget.left());
+      if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
     {
@@ -381,7 +385,7 @@ struct Elector::State {
     if (budget.spent()) return std::nullopt;
     auto written = lock().Update(RenewedHeld(record), budget.left());
     if (!written.ok()) return std::nullopt;
-    return Written(*written, sent);
+    return Written(*written, sent, &*current);
   }
 
   // The record (holder == us; strategy, acquireTime, transitions kept) renewed now. Like

@@ -254,6 +254,81 @@ TEST(ElectorDeadlineTest, LeaseDurationMustBeAWholeNumberOfSeconds) {
   EXPECT_TRUE(ValidateElectionConfig(c).ok());
 }
 
+// A lock whose record keeps whole seconds, as a ConfigMap's leader annotation does, and whose
+// server keeps a write that changes nothing as a no-op (same version, no watch event): a leader
+// renewing every 250 ms changes the record once a second only.
+class WholeSecondLock final : public Lock {
+ public:
+  WholeSecondLock(std::shared_ptr<MemoryLockStore> store, std::string identity)
+      : store_(store), inner_(std::move(store), std::move(identity), /*supports_watch=*/false) {}
+  Result<ObservedRecord> Get(Timeout timeout) override { return inner_.Get(timeout); }
+  Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) override {
+    return inner_.Create(Seconds(record), timeout);
+  }
+  Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) override {
+    auto current = store_->current();
+    if (current && current->record == Seconds(record)) return *current;  // a no-op write
+    return inner_.Update(Seconds(record), timeout);
+  }
+  std::string Identity() const override { return inner_.Identity(); }
+  std::string Describe() const override { return "whole-second/" + inner_.Identity(); }
+
+ private:
+  static LeaderElectionRecord Seconds(LeaderElectionRecord r) {
+    r.acquire_time = std::chrono::floor<std::chrono::seconds>(r.acquire_time);
+    r.renew_time = std::chrono::floor<std::chrono::seconds>(r.renew_time);
+    return r;
+  }
+  std::shared_ptr<MemoryLockStore> store_;
+  MemoryLock inner_;
+};
+
+// Others restart their count when the record changes, so the stop deadline counts from the
+// last renewal that changed it, not from the last one that succeeded.
+TEST(ElectorDeadlineTest, ARenewalThatChangesNothingDoesNotMoveTheStopDeadline) {
+  auto clock = std::make_shared<FakeClock>();  // starts on a whole second
+  auto store = std::make_shared<MemoryLockStore>();
+  std::mutex mu;
+  std::optional<std::stop_token> token;
+  ElectionConfig c;
+  c.lock = std::make_shared<WholeSecondLock>(store, "a");
+  c.clock = clock;
+  c.lease_duration = 2s;
+  c.renew_deadline = 1500ms;
+  c.retry_period = 250ms;
+  c.callbacks.on_started_leading = [&](std::stop_token stop, const LeaderTerm&) {
+    std::lock_guard lock(mu);
+    token = stop;
+  };
+  c.callbacks.on_stopped_leading = [] {};
+  auto elector = Elector::Create(c);
+  ASSERT_TRUE(elector.ok()) << elector.status().ToString();
+  Clock::TimePoint start = clock->now();
+  ElectionHandle handle(std::shared_ptr<Elector>(std::move(*elector)));
+  auto fired = [&] {
+    std::lock_guard lock(mu);
+    return token && token->stop_requested();
+  };
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(mu);
+    return token.has_value();
+  }));
+  // Renewals at 0.25 s steps; the record changes at 0 s and 1 s only. Cut off at 1.6 s.
+  for (auto step = 10ms; clock->now() - start < 1600ms;) {
+    ASSERT_TRUE(Eventually([&] { return clock->sleepers() >= 2; }));
+    clock->Advance(step);
+  }
+  store->SetFailure(Status::Unavailable("partitioned"));
+  while (!fired()) {
+    ASSERT_TRUE(Eventually([&] { return fired() || clock->sleepers() >= 2; }));
+    if (fired()) break;
+    clock->Advance(10ms);
+  }
+  // The record last changed at 1 s: others may take over at 3 s; the token is due at 2.88 s
+  // (from the renewal sent at 1.5 s, which changed nothing, it would be 3.38 s).
+  EXPECT_LE(clock->now() - start, 1s + 1880ms + 10ms);
+}
+
 struct Timings {
   std::chrono::milliseconds lease, renew, retry;
 };
