@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap build demo test test-release test-asan test-tsan bench format clean
+.PHONY: all bootstrap build demo test test-release test-asan test-tsan bench chaos format clean
 
 all: build
 
@@ -45,6 +45,13 @@ test-tsan: bootstrap
 
 bench: build
 	$(BUILD)/bench/server_bench
+
+# The fault suite's long profile (outside CI): at least CHAOS_CHANGES leader changes across every
+# fault, both stores and every candidate kind; figures in docs/reliability.md.
+CHAOS_CHANGES ?= 1000
+CHAOS_REPORT  ?= $(BUILD)/chaos-report.json
+chaos: build
+	TENURE_CLOCK_SKEW_LIB=$(BUILD)/tests/libtenure_clock_skew.so scripts/chaos.sh $(CHAOS_REPORT) $(CHAOS_CHANGES)
 
 # Rewrites every C++ file as .clang-format asks (the lint.clang_format test checks it).
 format: bootstrap
