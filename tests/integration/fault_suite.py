@@ -975,10 +975,9 @@ def f_etcd_pause_member(r: Round) -> None:
         r.world.etcd.resume(m)
 
 
-def f_etcd_partition_member(r: Round) -> None:
-    m = _etcd_member_of(r, _leader_replica(r))
-    proxies = [row[m] for row in r.world.etcd_proxies]
-    r.notes.append(f"black-holed etcd member {m} from both replicas")
+def _black_hole_for_an_outage(r: Round, proxies: list[FaultProxy], note: str) -> None:
+    """Black-holes `proxies` for lease + OUTAGE_EXTRA (or until the next leader, if later)."""
+    r.notes.append(note)
     r.inject(lambda: [p.blackhole() for p in proxies])
     try:
         r.wait_next()
@@ -986,6 +985,12 @@ def f_etcd_partition_member(r: Round) -> None:
     finally:
         for p in proxies:
             p.heal(deliver_held=False)
+
+
+def f_etcd_partition_member(r: Round) -> None:
+    m = _etcd_member_of(r, _leader_replica(r))
+    _black_hole_for_an_outage(r, [row[m] for row in r.world.etcd_proxies],
+                              f"black-holed etcd member {m} from both replicas")
 
 
 def f_replica_kill(r: Round) -> None:
@@ -1014,15 +1019,8 @@ def f_replica_pause(r: Round) -> None:
 def f_replica_partition(r: Round) -> None:
     """The replica the leader talks to loses its etcd members (clients still reach it)."""
     rep = _leader_replica(r)
-    proxies = r.world.etcd_proxies[rep]
-    r.notes.append(f"black-holed replica {rep} from every etcd member")
-    r.inject(lambda: [p.blackhole() for p in proxies])
-    try:
-        r.wait_next()
-        r.hold_until(r.inject_mono + LEASE + OUTAGE_EXTRA)
-    finally:
-        for p in proxies:
-            p.heal(deliver_held=False)
+    _black_hole_for_an_outage(r, list(r.world.etcd_proxies[rep]),
+                              f"black-holed replica {rep} from every etcd member")
 
 
 def _clock_prepare(clock: Callable[[Round], tuple[float, float]]) -> Callable[[Round], None]:
