@@ -3,8 +3,8 @@
 #pragma once
 
 #include <condition_variable>
+#include <list>
 #include <mutex>
-#include <set>
 
 #include "tenure/clock.h"
 
@@ -19,8 +19,8 @@ class FakeClock final : public Clock {
 
   void Advance(Duration d);
   // Number of threads sleeping towards a deadline still in the future (a thread whose deadline
-  // has been reached counts as awake even before it runs): lets a test wait until the code
-  // under test has gone back to sleep before it advances time again.
+  // has been reached, or whose stop was requested, counts as awake even before it runs): lets a
+  // test wait until the code under test has gone back to sleep before it advances time again.
   int sleepers() const;
   // Blocks (really) until at least `n` threads sleep, or `real_timeout` passes; false on timeout.
   bool WaitForSleepers(int n, std::chrono::milliseconds real_timeout) const;
@@ -30,7 +30,11 @@ class FakeClock final : public Clock {
   mutable std::condition_variable_any changed_;
   TimePoint now_;
   WallTime wall_;
-  mutable std::multiset<TimePoint> deadlines_;  // of the threads inside SleepUntil
+  struct Sleeper {
+    TimePoint deadline;
+    std::stop_token stop;
+  };
+  mutable std::list<Sleeper> sleepers_;  // the threads inside SleepUntil
   int SleepersLocked() const;
 };
 

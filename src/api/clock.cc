@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -42,10 +43,10 @@ Clock::WallTime FakeClock::wall_now() const {
 
 bool FakeClock::SleepUntil(TimePoint deadline, std::stop_token stop) const {
   std::unique_lock lock(mu_);
-  auto entry = deadlines_.insert(deadline);
+  auto entry = sleepers_.insert(sleepers_.end(), {deadline, stop});
   changed_.notify_all();
   bool reached = changed_.wait(lock, stop, [&] { return now_ >= deadline; });
-  deadlines_.erase(entry);
+  sleepers_.erase(entry);
   return reached && !stop.stop_requested();
 }
 
@@ -59,7 +60,9 @@ void FakeClock::Advance(Duration d) {
 }
 
 int FakeClock::SleepersLocked() const {
-  return static_cast<int>(std::distance(deadlines_.upper_bound(now_), deadlines_.end()));
+  return static_cast<int>(std::count_if(sleepers_.begin(), sleepers_.end(), [&](const Sleeper& s) {
+    return s.deadline > now_ && !s.stop.stop_requested();
+  }));
 }
 
 int FakeClock::sleepers() const {

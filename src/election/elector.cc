@@ -210,6 +210,9 @@ struct Elector::State {
     std::optional<std::stop_source> end_term;
     {
       std::lock_guard lock(mu);
+      // Older than what we know (a watch event that arrived after a newer GET or write): it
+      // would restamp observed_time and bring back a holder that is gone.
+      if (observed && record.version != 0 && record.version < observed->version) return;
       if (!observed || observed->raw != record.raw) observed_time = clock().now();
       observed = record;
       const std::string& holder = observed->record.holder_identity;
@@ -233,6 +236,20 @@ struct Elector::State {
     if (!given_away && !preferred_other) return std::nullopt;
     end_of_term = !given_away;  // preempted: release once drained; given away: nothing to release
     return guard->source();
+  }
+
+  // The term's guard is in place: what was seen, or asked for, since the term started (between
+  // StartTerm and now nothing could fire it) takes effect now.
+  void Guard(TermGuard& g) {
+    std::optional<std::stop_source> end_term;
+    {
+      std::lock_guard lock(mu);
+      term_token = g.token();
+      guard = &g;
+      if (observed) end_term = EndedByLocked(*observed);
+      if (yielded) end_term = g.source();
+    }
+    if (end_term) end_term->request_stop();
   }
 
   // The term ended while a call was under way (Observe saw the lease given away): the call must
@@ -532,7 +549,8 @@ struct Elector::State {
       }
       if (now >= give_up || now >= stop_by) return false;
       if (now >= next_renewal) {
-        Budget budget(std::min<Clock::Duration>(config.renew_deadline, stop_by - now));
+        Budget budget(
+            std::min<Clock::Duration>({config.renew_deadline, stop_by - now, give_up - now}));
         if (TryRenewHeld(budget)) {
           std::lock_guard lock(mu);
           ++metrics.renew_total;
@@ -607,11 +625,7 @@ void Elector::Run(std::stop_token stop) {
     }
     st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
     TermGuard guard(st.config.clock, st.MustStopBy(), stop);
-    {
-      std::lock_guard lock(st.mu);
-      st.term_token = guard.token();
-      st.guard = &guard;
-    }
+    st.Guard(guard);
     std::stop_source finished;
     {
       std::lock_guard lock(st.mu);
@@ -666,8 +680,9 @@ void Elector::Yield() {
   std::stop_source term;
   {
     std::lock_guard lock(state_->mu);
-    if (!state_->LeadingLocked() || state_->guard == nullptr) return;
+    if (!state_->LeadingLocked()) return;
     state_->yielded = true;
+    if (state_->guard == nullptr) return;  // the term is just starting: Guard() fires it
     term = state_->guard->source();
   }
   // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.

@@ -110,7 +110,7 @@ TEST_F(ElectorDrainTest, ReleaseOnCancelRenewsUntilTheWorkStoppedThenReleases) {
   ASSERT_TRUE(Eventually([&] { return a_work.stopping() == 1; }));
   EXPECT_FALSE(a->elector().IsLeader());  // the token fired: a no longer acts as leader...
   int writes = store_->writes();
-  Advance(6s, 3);  // ...but keeps the lease while its work winds down, past its expiry
+  Advance(6s, 3);  // ...but keeps renewing the lease while its work winds down
   EXPECT_GE(store_->writes() - writes, 2) << "a renewed while draining";
   EXPECT_EQ(Holder(), "a");
   EXPECT_EQ(b_work.started(), 0);

@@ -1,5 +1,7 @@
 #include "election/kube_object_lock.h"
 
+#include "client/resource_version.h"
+
 namespace tenure {
 
 using nlohmann::json;
@@ -66,7 +68,10 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
       CollectionPath(), options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
         if (type == "DELETED") {
-          on_change(ObservedRecord{});  // no holder: free
+          ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees
+          // that it came after its own last write
+          gone.version = static_cast<int64_t>(client::ResourceVersionOf(object).value_or(0));
+          on_change(gone);
           return;
         }
         auto record = ReadRecord(object);
