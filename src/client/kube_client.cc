@@ -128,8 +128,12 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
     Pooled pooled = std::move(*taken);
     ++requests_;
     left = deadline - std::chrono::steady_clock::now();
-    auto ms = std::max<std::chrono::milliseconds>(
-        std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(left));
+    // A replica that hangs (paused, or cut off while its connection stays open) gets an even
+    // share of what is left, not all of it: a read then still has time on the next endpoint,
+    // and a write's caller (a leader renewing) still has time to read and write there.
+    size_t untried = endpoints_.size() - attempt;
+    auto share = std::chrono::duration_cast<std::chrono::milliseconds>(left / untried);
+    auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
     reply =
         pooled.connection->Request(method, config_.path_prefix + path,
                                    Headers(body ? content_type : ""), body ? body->dump() : "", ms);
@@ -141,7 +145,15 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
     pooled.connection.reset();  // a failed connection is dropped
     ReturnConnection(std::move(pooled));
     EndpointFailed(endpoint);
-    if (!MayRetryElsewhere(method, sent)) break;
+    if (!MayRetryElsewhere(method, sent)) {
+      if (untried > 1 && reply.status().reason() == Reason::kTimeout) {
+        reply = Status::Timeout(reply.status().message() + " after " + std::to_string(ms.count()) +
+                                " ms, this endpoint's share of the call's timeout (the write may "
+                                "or may not have been applied; the next request goes to another "
+                                "endpoint)");
+      }
+      break;
+    }
   }
   if (!reply.ok()) return reply.status();
   if (reply->status >= 400) return api::StatusFromResponse(reply->status, reply->body);

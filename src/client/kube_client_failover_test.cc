@@ -1,5 +1,6 @@
 // KubeClient with several endpoints against loopback stand-ins: a dead replica (nothing
-// listens), a healthy one, and one that reads a request and hangs up without a reply.
+// listens), a healthy one, one that reads a request and hangs up without a reply, and one that
+// reads requests and never answers (a paused replica: its connection stays open).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -18,11 +19,15 @@
 namespace tenure::client {
 namespace {
 
-// Accepts connections on 127.0.0.1; for each request either answers 200 {"ok":true} or, when
-// `hang_up`, closes the connection once the request head arrived.
+// What a stand-in does with each request it read.
+enum class Reply { kAnswer, kHangUp, kNever };
+
+// Accepts connections on 127.0.0.1; for each request answers 200 {"ok":true} (kAnswer), closes
+// the connection (kHangUp) or keeps it open and says nothing (kNever).
 class StandIn {
  public:
-  explicit StandIn(bool hang_up) : hang_up_(hang_up) {
+  explicit StandIn(bool hang_up) : StandIn(hang_up ? Reply::kHangUp : Reply::kAnswer) {}
+  explicit StandIn(Reply reply) : reply_(reply) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -76,7 +81,8 @@ class StandIn {
         if (in.size() < head_end + 4 + length) continue;
         in.erase(0, head_end + 4 + length);
         ++requests_;
-        if (hang_up_) break;
+        if (reply_ == Reply::kHangUp) break;
+        if (reply_ == Reply::kNever) continue;
         std::string body = R"({"ok":true})";
         std::string reply =
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -89,7 +95,7 @@ class StandIn {
     close(c);
   }
 
-  bool hang_up_;
+  Reply reply_;
   int fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<int> requests_{0};
@@ -163,6 +169,30 @@ TEST(KubeClientFailoverTest, AWriteWithUnknownOutcomeIsNotRepeated) {
   auto read = reads->Call("GET", "/api", nullptr, kTimeout);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(healthy.requests(), 2);
+}
+
+// A replica that never answers gets half the call's time (with two endpoints), not all of it: a
+// read still succeeds on the other one within the same call, and a write fails in time for its
+// caller to read and write through the other one.
+TEST(KubeClientFailoverTest, AHungEndpointGetsItsShareOfTheCallNotAllOfIt) {
+  StandIn hung(Reply::kNever);
+  StandIn healthy(Reply::kAnswer);
+  auto client = ClientFor({hung.port(), healthy.port()});
+  auto read = client->Call("GET", "/api", nullptr, std::chrono::seconds(2));
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(hung.requests(), 1);
+  EXPECT_EQ(healthy.requests(), 1);
+  EXPECT_EQ(client->current_endpoint(), 1u);
+
+  auto writes = ClientFor({hung.port(), healthy.port()});
+  nlohmann::json body = {{"x", 1}};
+  auto write = writes->Call("PUT", "/api/x", &body, std::chrono::seconds(2));
+  ASSERT_EQ(write.status().reason(), Reason::kTimeout) << write.status().ToString();
+  EXPECT_NE(write.status().message().find("this endpoint's share of the call's timeout"),
+            std::string::npos)
+      << write.status().ToString();
+  EXPECT_EQ(healthy.requests(), 1);  // not repeated: its outcome is unknown
+  ASSERT_TRUE(writes->Call("PUT", "/api/x", &body, std::chrono::seconds(2)).ok());
 }
 
 TEST(KubeClientFailoverTest, EveryEndpointDownGivesUnavailable) {

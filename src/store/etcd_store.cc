@@ -154,6 +154,7 @@ struct EtcdStore::Impl {
     pb::TxnRequest request;
     pb::TxnResponse response;
     std::optional<Status> immediate;  // a result known before sending (bad input)
+    std::string cut_off_endpoint;     // set once an attempt was sent and cut off: resent since
   };
 
   explicit Impl(EtcdStoreOptions o) : options(std::move(o)), known(options.known_values_capacity) {}
@@ -311,6 +312,14 @@ struct EtcdStore::Impl {
     return stopping;
   }
 
+  // The deadline of one attempt on one endpoint: a member that hangs (paused, or its link
+  // black-holed while the connection stays open) must not take the whole request timeout when
+  // another member could answer. With a single endpoint there is nowhere else to go.
+  SysClock::time_point AttemptDeadline(SysClock::time_point deadline) const {
+    if (endpoints.size() < 2) return deadline;
+    return std::min(deadline, SysClock::now() + options.attempt_timeout);
+  }
+
   // A read (idempotent) on any endpoint, failing over until the deadline.
   template <typename Call>
   grpc::Status Read(Call&& call) {
@@ -320,7 +329,7 @@ struct EtcdStore::Impl {
       int idx = WaitForReady(deadline);
       if (idx < 0) return last;
       grpc::ClientContext context;
-      context.set_deadline(deadline);
+      context.set_deadline(AttemptDeadline(deadline));
       RequireLeader(context);
       grpc::Status s = call(*endpoints[idx].kv, context);
       if (s.ok() || !RetryableRead(s) || SysClock::now() >= deadline) return s;
@@ -391,9 +400,34 @@ struct EtcdStore::Impl {
       put->set_value(op.value);
       put->set_prev_kv(op.kind == WriteOp::Kind::kUpdate);
     }
-    // On a failed compare, read the key to tell NotFound from Conflict.
-    if (op.kind != WriteOp::Kind::kCreate) AddRange(txn.mutable_failure(), *key);
+    // On a failed compare, read the key to tell NotFound from Conflict (and, for a resent
+    // write, whether the first attempt was applied).
+    AddRange(txn.mutable_failure(), *key);
     return Status::Ok();
+  }
+
+  // Whether a write that was sent and then cut off may be sent again elsewhere: only one that
+  // names the revision it replaces. etcd revisions never repeat, so of all copies of it at most
+  // one can ever pass the compare, even a copy the cut-off member applies when it wakes up. A
+  // create (the key may be deleted and absent again) or an unconditional write could apply twice.
+  static bool Resendable(const WriteOp& op) {
+    return op.kind != WriteOp::Kind::kCreate && op.expected_revision != 0;
+  }
+
+  // A resent write whose compare failed: was the cut-off first attempt applied? It was when the
+  // key now holds exactly what we wrote (the revision we compared moved on to our value);
+  // otherwise nobody can tell (someone may have written after our first attempt), and the write
+  // fails as unknown instead of as a Conflict that would invite the caller to apply it again.
+  Result<KeyValue> InterpretResentFailure(const WriteCall& call, const pb::RangeResponse* range) {
+    const WriteOp& op = call.op;
+    if (op.kind == WriteOp::Kind::kUpdate && range != nullptr && range->kvs_size() > 0 &&
+        range->kvs(0).value() == op.value) {
+      const mvccpb::KeyValue& now = range->kvs(0);
+      return KeyValue{op.key, op.value, now.create_revision(), now.mod_revision()};
+    }
+    return Status::Timeout("etcd txn: an attempt on " + call.cut_off_endpoint +
+                           " got no answer in time and its resend found the key changed (the "
+                           "write may or may not have been applied)");
   }
 
   Result<KeyValue> Interpret(const WriteCall& call) {
@@ -402,10 +436,11 @@ struct EtcdStore::Impl {
     int64_t revision = r.header().revision();
     SawRevision(revision);
     if (!r.succeeded()) {
+      const auto* range = r.responses_size() > 0 ? &r.responses(0).response_range() : nullptr;
+      if (!call.cut_off_endpoint.empty()) return InterpretResentFailure(call, range);
       if (op.kind == WriteOp::Kind::kCreate) {
         return Status::AlreadyExists("key already exists: " + op.key);
       }
-      const auto* range = r.responses_size() > 0 ? &r.responses(0).response_range() : nullptr;
       if (range == nullptr || range->kvs_size() == 0) {
         return Status::NotFound("key not found: " + op.key);
       }
@@ -467,8 +502,9 @@ struct EtcdStore::Impl {
     }
   }
 
-  // Sends the Txn to a connected endpoint. Resent elsewhere only when it was certainly not
-  // applied: no endpoint was connected, or etcd answered "no leader".
+  // Sends the Txn to a connected endpoint. Resent elsewhere when it was certainly not applied
+  // (no endpoint was connected, or etcd answered "no leader"), and, when Resendable, after an
+  // attempt that got no answer within attempt_timeout or lost its connection.
   Result<KeyValue> Send(WriteCall& call) {
     for (size_t attempt = 1;; ++attempt) {
       int idx = WaitForReady(call.deadline);
@@ -482,16 +518,21 @@ struct EtcdStore::Impl {
             "etcd: no endpoint reachable within the request timeout (the write was not applied)");
       }
       grpc::ClientContext context;
-      context.set_deadline(call.deadline);
+      context.set_deadline(AttemptDeadline(call.deadline));
       RequireLeader(context);
       call.response.Clear();
       grpc::Status s = endpoints[idx].kv->Txn(&context, call.request, &call.response);
       if (s.ok()) return Interpret(call);
       MoveAwayFrom(static_cast<size_t>(idx));
-      if (!RejectedWithoutApplying(s) || SysClock::now() >= call.deadline) {
-        return FromGrpc(s, "txn", !RejectedWithoutApplying(s));
+      bool unsent = RejectedWithoutApplying(s);
+      bool cut_off = !unsent && endpoints.size() > 1 && Resendable(call.op) &&
+                     (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                      s.error_code() == grpc::StatusCode::UNAVAILABLE);
+      if ((!unsent && !cut_off) || SysClock::now() >= call.deadline) {
+        return FromGrpc(s, "txn", !unsent || !call.cut_off_endpoint.empty());
       }
-      if (attempt % endpoints.size() == 0) PauseBeforeRetry();
+      if (cut_off) call.cut_off_endpoint = endpoints[idx].url;
+      if (unsent && attempt % endpoints.size() == 0) PauseBeforeRetry();
     }
   }
 
@@ -668,6 +709,9 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
     return Status::BadRequest("etcd store: list page size must be positive");
   if (options.request_timeout <= std::chrono::milliseconds(0)) {
     return Status::BadRequest("etcd store: request timeout must be positive");
+  }
+  if (options.attempt_timeout <= std::chrono::milliseconds(0)) {
+    return Status::BadRequest("etcd store: attempt timeout must be positive");
   }
   if (options.compaction_interval < std::chrono::nanoseconds(0)) {
     return Status::BadRequest("etcd store: compaction interval must not be negative");

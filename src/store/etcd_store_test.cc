@@ -29,6 +29,23 @@ std::string UniquePrefix(const std::string& name) {
   return "/etcd-store-test-" + std::to_string(getpid()) + "-" + name + "-" + std::to_string(n++);
 }
 
+// The client URLs of the members that are not the raft leader: a store on them alone keeps the
+// cluster's leader when one of them is paused.
+std::vector<std::string> FollowerUrls(const testing::EtcdTestCluster& cluster) {
+  std::vector<std::string> out;
+  for (int i = 0; i < cluster.size(); ++i) {
+    if (!cluster.IsLeader(i)) out.push_back(cluster.ClientUrl(i));
+  }
+  return out;
+}
+
+int MemberOf(const testing::EtcdTestCluster& cluster, const std::string& url) {
+  for (int i = 0; i < cluster.size(); ++i) {
+    if (cluster.ClientUrl(i) == url) return i;
+  }
+  return -1;
+}
+
 std::unique_ptr<EtcdStore> MustOpen(const EtcdStoreOptions& options) {
   auto store = EtcdStore::Open(options);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
@@ -345,6 +362,108 @@ TEST(EtcdFailoverTest, SurvivesTheDeathOfItsMember) {
   for (int64_t r : acknowledged) EXPECT_TRUE(seen_set.count(r)) << "watch missed revision " << r;
   std::vector<Event> events = collector.events();
   EXPECT_EQ(events.back().kv.value, got->value);
+}
+
+// The member a store talks to hangs (SIGSTOP: its connection stays open, nothing answers).
+// Reads and updates that name their revision go on through the other members within the
+// request timeout (an attempt on the hung one ends after attempt_timeout); a create sent there
+// has an unknown outcome and is not resent (the key could be deleted and the late copy apply).
+TEST(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
+  testing::EtcdTestClusterOptions cluster_options;
+  cluster_options.members = 3;
+  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = FollowerUrls(**cluster);
+  ASSERT_EQ(options.endpoints.size(), 2u);
+  options.prefix = UniquePrefix("hung");
+  options.request_timeout = std::chrono::seconds(4);
+  options.attempt_timeout = std::chrono::milliseconds(500);
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  std::string key = "/registry/leases/l";
+  auto created = store->WriteSync(Create(key, "0"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  int hung = MemberOf(**cluster, store->CurrentEndpoint());
+
+  (*cluster)->Pause(hung);
+  auto got = store->Get(key);
+  auto renewed = store->WriteSync(Update(key, "1", created->mod_revision));
+  auto create = store->WriteSync(Create("/registry/leases/new", "x"));
+  auto renewed_again =
+      store->WriteSync(Update(key, "2", renewed.ok() ? renewed->mod_revision : 0));
+  (*cluster)->Resume(hung);
+
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->value, "0");
+  ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
+  EXPECT_GT(renewed->mod_revision, created->mod_revision);
+  EXPECT_EQ(renewed->create_revision, created->create_revision);
+  ASSERT_TRUE(renewed_again.ok()) << renewed_again.status().ToString();
+  EXPECT_NE(store->CurrentEndpoint(), (*cluster)->ClientUrl(hung));
+  // The create went to another member too (the store moved away after the first cut-off), or
+  // failed as unknown: never a guessed answer.
+  if (!create.ok()) {
+    EXPECT_EQ(create.status().reason(), Reason::kTimeout) << create.status().ToString();
+    EXPECT_NE(create.status().message().find("may or may not have been applied"),
+              std::string::npos);
+  }
+  auto final = store->Get(key);
+  ASSERT_TRUE(final.ok());
+  EXPECT_EQ(final->value, "2");
+  EXPECT_EQ(final->mod_revision, renewed_again->mod_revision);
+}
+
+// A resent update whose compare fails: the key holding exactly the written value counts as
+// applied (with that version); anything else is an unknown outcome, never a Conflict (the
+// caller would apply its change again on top of a write that may have been its own).
+TEST(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown) {
+  testing::EtcdTestClusterOptions cluster_options;
+  cluster_options.members = 3;
+  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = FollowerUrls(**cluster);
+  ASSERT_EQ(options.endpoints.size(), 2u);
+  options.prefix = UniquePrefix("resend");
+  options.request_timeout = std::chrono::seconds(6);
+  options.attempt_timeout = std::chrono::milliseconds(1500);
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+
+  // While our write waits on the member we talk to, hung, another replica (on the other
+  // members) writes over the same version.
+  auto race = [&](const std::string& key, const std::string& ours, const std::string& theirs) {
+    int hung = MemberOf(**cluster, store->CurrentEndpoint());
+    EtcdStoreOptions other_options = options;
+    other_options.endpoints.clear();
+    for (int i = 0; i < (*cluster)->size(); ++i) {
+      if (i != hung) other_options.endpoints.push_back((*cluster)->ClientUrl(i));
+    }
+    auto other = MustOpen(other_options);
+    auto created = store->WriteSync(Create(key, "0"));
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    (*cluster)->Pause(hung);
+    std::promise<Result<KeyValue>> result;
+    store->Write(Update(key, ours, created->mod_revision),
+                 [&](Result<KeyValue> r) { result.set_value(std::move(r)); });
+    auto written = other->WriteSync(Update(key, theirs, created->mod_revision));
+    EXPECT_TRUE(written.ok()) << written.status().ToString();
+    Result<KeyValue> out = result.get_future().get();
+    (*cluster)->Resume(hung);
+    return std::pair{std::move(out), written.ok() ? written->mod_revision : 0};
+  };
+
+  auto [same, same_revision] = race("/registry/leases/same", "ours", "ours");
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(same->mod_revision, same_revision);
+  EXPECT_EQ(same->value, "ours");
+
+  auto [changed, ignored] = race("/registry/leases/changed", "ours", "theirs");
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().reason(), Reason::kTimeout) << changed.status().ToString();
+  EXPECT_NE(changed.status().message().find("may or may not have been applied"),
+            std::string::npos);
 }
 
 // A write sent to a member that then answers nothing has an unknown outcome: it fails with

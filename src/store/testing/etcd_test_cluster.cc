@@ -45,10 +45,10 @@ Result<std::vector<uint16_t>> FreePorts(size_t n) {
   return ports;
 }
 
-// GET http://127.0.0.1:port/health; true when etcd reports itself healthy.
-bool Healthy(uint16_t port) {
+// The body of GET http://127.0.0.1:port<path> ("" when the member does not answer within 1 s).
+std::string HttpGet(uint16_t port, const std::string& path) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
+  if (fd < 0) return "";
   timeval timeout{1, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   sockaddr_in addr{};
@@ -57,15 +57,21 @@ bool Healthy(uint16_t port) {
   addr.sin_port = htons(port);
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    const char request[] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if (write(fd, request, sizeof(request) - 1) == static_cast<ssize_t>(sizeof(request) - 1)) {
+    std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
       char buf[4096];
       ssize_t n;
       while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, static_cast<size_t>(n));
     }
   }
   close(fd);
-  return response.find("\"health\":\"true\"") != std::string::npos;
+  return response;
+}
+
+// True when etcd reports itself healthy.
+bool Healthy(uint16_t port) {
+  return HttpGet(port, "/health").find("\"health\":\"true\"") != std::string::npos;
 }
 
 std::string UniqueToken() {
@@ -201,6 +207,19 @@ Status EtcdTestCluster::WaitHealthy(int i, std::chrono::steady_clock::time_point
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a child process
   }
+}
+
+bool EtcdTestCluster::IsLeader(int i) const {
+  if (!Running(i)) return false;
+  std::string metrics = HttpGet(metrics_ports_[static_cast<size_t>(i)], "/metrics");
+  return metrics.find("\netcd_server_is_leader 1") != std::string::npos;
+}
+
+int EtcdTestCluster::AFollower() const {
+  for (int i = 0; i < size(); ++i) {
+    if (Running(i) && !IsLeader(i)) return i;
+  }
+  return -1;
 }
 
 void EtcdTestCluster::Kill(int i) {
