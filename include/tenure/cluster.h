@@ -26,9 +26,11 @@ struct ClusterOptions {
   // comma-separated list ("https://10.0.0.1:6443,https://10.0.0.2:6443"): replicas of one
   // service sharing its CA and credentials. Requests go to one until it fails in transport,
   // then to the next; reads and writes that never left are retried there at once, so a leader
-  // keeps renewing through another replica while its lease is valid. A replica that hangs
-  // (paused, or cut off while its connection stays open) gets an even share of what is left of
-  // a call's timeout, not all of it. Empty: the loaded server.
+  // keeps renewing through another replica while its lease is valid. Each endpoint gets an even
+  // share of what is left of a call's timeout, so a replica that hangs (paused, or cut off
+  // while its connection stays open) cannot take all of it; a write sent there that gets no
+  // answer in its share fails with Timeout (it is not repeated: it may have been applied) and
+  // the next call goes to the next replica. Empty: the loaded server.
   std::vector<std::string> servers;
 };
 

@@ -26,6 +26,8 @@ using SysClock = std::chrono::system_clock;  // gRPC deadlines take system_clock
 
 constexpr std::string_view kStoreRoot = "/registry";
 constexpr auto kReconnectPause = std::chrono::milliseconds(50);
+// How long a request waits for another member to become ready before it takes a suspect one.
+constexpr auto kSuspectPatience = std::chrono::milliseconds(200);
 
 // etcd's "range end" for a prefix: the prefix with its last byte below 0xff incremented; "\0"
 // (to the end of the key space) when there is none.
@@ -144,6 +146,9 @@ struct EtcdStore::Impl {
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<pb::KV::Stub> kv;
     std::unique_ptr<pb::Watch::Stub> watch;
+    // steady_clock ticks until which the member is avoided (MarkSuspect); shared_ptr keeps
+    // Endpoint movable.
+    std::shared_ptr<std::atomic<int64_t>> suspect_until = std::make_shared<std::atomic<int64_t>>(0);
   };
 
   // One write: its Txn and everything needed to interpret, resend or fail it.
@@ -272,27 +277,34 @@ struct EtcdStore::Impl {
     return grpc::SslCredentials(ssl);
   }
 
-  // An endpoint whose connection is up, preferring the current one; -1 when none.
-  // `connect`: also start connecting idle channels.
-  int PickReady(bool connect) {
+  // An endpoint whose connection is up, preferring the current one; -1 when none. Every idle
+  // channel is asked to connect (a channel nobody used for a while goes idle, and must be ready
+  // when the current member hangs). `avoid_suspects`: skip members that recently let an attempt
+  // run out (a hung member's connection stays READY).
+  int PickReady(bool avoid_suspects) {
     size_t n = endpoints.size();
     size_t start = current.load();
+    int found = -1;
+    bool all_suspect = true;
+    for (size_t i = 0; i < n && all_suspect; ++i) all_suspect = Suspect(i);
+    if (all_suspect) avoid_suspects = false;
     for (size_t i = 0; i < n; ++i) {
       size_t idx = (start + i) % n;
-      if (endpoints[idx].channel->GetState(connect) == GRPC_CHANNEL_READY) {
-        if (idx != start) current.store(idx);
-        return static_cast<int>(idx);
-      }
+      bool ready = endpoints[idx].channel->GetState(true) == GRPC_CHANNEL_READY;
+      if (found < 0 && ready && !(avoid_suspects && Suspect(idx))) found = static_cast<int>(idx);
     }
-    return -1;
+    if (found >= 0 && static_cast<size_t>(found) != start) current.store(static_cast<size_t>(found));
+    return found;
   }
 
-  // Waits until some endpoint is connected, the deadline passes or the store stops.
+  // Waits until some endpoint is connected, the deadline passes or the store stops. A suspect
+  // member is taken only when no other one became ready within kSuspectPatience.
   int WaitForReady(SysClock::time_point deadline) {
+    auto patient_until = SysClock::now() + kSuspectPatience;
     while (true) {
-      int idx = PickReady(true);
-      if (idx >= 0) return idx;
       auto now = SysClock::now();
+      int idx = PickReady(now < patient_until);
+      if (idx >= 0) return idx;
       if (now >= deadline || IsStopping()) return -1;
       auto& channel = endpoints[current.load()].channel;
       channel->WaitForStateChange(channel->GetState(false),
@@ -307,17 +319,36 @@ struct EtcdStore::Impl {
     current.compare_exchange_strong(expected, (idx + 1) % endpoints.size());
   }
 
+  // A member that let an attempt run out is avoided for a while (another ready one is taken
+  // first), then trusted again.
+  void MarkSuspect(size_t idx) {
+    auto until = std::chrono::steady_clock::now() + options.request_timeout;
+    endpoints[idx].suspect_until->store(until.time_since_epoch().count());
+  }
+  bool Suspect(size_t idx) const {
+    return std::chrono::steady_clock::now().time_since_epoch().count() <
+           endpoints[idx].suspect_until->load();
+  }
+
   bool IsStopping() {
     std::lock_guard lock(mu);
     return stopping;
   }
 
-  // The deadline of one attempt on one endpoint: a member that hangs (paused, or its link
-  // black-holed while the connection stays open) must not take the whole request timeout when
-  // another member could answer. With a single endpoint there is nowhere else to go.
-  SysClock::time_point AttemptDeadline(SysClock::time_point deadline) const {
-    if (endpoints.size() < 2) return deadline;
+  // The deadline of attempt number `attempt` (from 1) of an operation that may go to another
+  // member afterwards: a member that hangs (paused, or its link black-holed while the
+  // connection stays open) must not take the whole request timeout when another one could
+  // answer. The last member of the first round, and every later attempt, get all that is left
+  // (a slow but healthy cluster still answers a heavy read); so does a single endpoint.
+  SysClock::time_point AttemptDeadline(SysClock::time_point deadline, size_t attempt) const {
+    if (attempt >= endpoints.size()) return deadline;
     return std::min(deadline, SysClock::now() + options.attempt_timeout);
+  }
+
+  // After an attempt on endpoint `idx` failed in a way another member may not share.
+  void AttemptFailed(size_t idx, const grpc::Status& s) {
+    if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) MarkSuspect(idx);
+    MoveAwayFrom(idx);
   }
 
   // A read (idempotent) on any endpoint, failing over until the deadline.
@@ -329,12 +360,12 @@ struct EtcdStore::Impl {
       int idx = WaitForReady(deadline);
       if (idx < 0) return last;
       grpc::ClientContext context;
-      context.set_deadline(AttemptDeadline(deadline));
+      context.set_deadline(AttemptDeadline(deadline, attempt));
       RequireLeader(context);
       grpc::Status s = call(*endpoints[idx].kv, context);
       if (s.ok() || !RetryableRead(s) || SysClock::now() >= deadline) return s;
       last = s;
-      MoveAwayFrom(static_cast<size_t>(idx));
+      AttemptFailed(static_cast<size_t>(idx), s);
       if (attempt % endpoints.size() == 0) PauseBeforeRetry();
     }
   }
@@ -401,8 +432,8 @@ struct EtcdStore::Impl {
       put->set_prev_kv(op.kind == WriteOp::Kind::kUpdate);
     }
     // On a failed compare, read the key to tell NotFound from Conflict (and, for a resent
-    // write, whether the first attempt was applied).
-    AddRange(txn.mutable_failure(), *key);
+    // write, whether the key holds what it wrote).
+    if (op.kind != WriteOp::Kind::kCreate) AddRange(txn.mutable_failure(), *key);
     return Status::Ok();
   }
 
@@ -414,10 +445,11 @@ struct EtcdStore::Impl {
     return op.kind != WriteOp::Kind::kCreate && op.expected_revision != 0;
   }
 
-  // A resent write whose compare failed: was the cut-off first attempt applied? It was when the
-  // key now holds exactly what we wrote (the revision we compared moved on to our value);
-  // otherwise nobody can tell (someone may have written after our first attempt), and the write
-  // fails as unknown instead of as a Conflict that would invite the caller to apply it again.
+  // A resent write whose compare failed: was the cut-off first attempt applied? When the key
+  // now holds exactly what we wrote, that cannot be told from "applied" (and the caller's state
+  // is there), so it is answered as applied, with the key's version. Otherwise nobody can tell
+  // (someone may have written after our first copy), and the write fails as unknown instead of
+  // as a Conflict that would invite the caller to apply its change again.
   Result<KeyValue> InterpretResentFailure(const WriteCall& call, const pb::RangeResponse* range) {
     const WriteOp& op = call.op;
     if (op.kind == WriteOp::Kind::kUpdate && range != nullptr && range->kvs_size() > 0 &&
@@ -506,33 +538,40 @@ struct EtcdStore::Impl {
   // (no endpoint was connected, or etcd answered "no leader"), and, when Resendable, after an
   // attempt that got no answer within attempt_timeout or lost its connection.
   Result<KeyValue> Send(WriteCall& call) {
+    bool resendable = endpoints.size() > 1 && Resendable(call.op);
     for (size_t attempt = 1;; ++attempt) {
       int idx = WaitForReady(call.deadline);
-      if (idx >= 0 && SysClock::now() >= call.deadline) {
-        return Status::Timeout(
-            "etcd: the write waited out the request timeout before it could be "
-            "sent (the write was not applied)");
-      }
-      if (idx < 0) {
+      if (idx < 0 || SysClock::now() >= call.deadline) {
+        if (!call.cut_off_endpoint.empty()) {
+          return Status::Timeout("etcd txn: an attempt on " + call.cut_off_endpoint +
+                                 " got no answer in time and no member took the resend before "
+                                 "the request timeout (the write may or may not have been applied)");
+        }
+        if (idx >= 0) {
+          return Status::Timeout(
+              "etcd: the write waited out the request timeout before it could be "
+              "sent (the write was not applied)");
+        }
         return Status::Unavailable(
             "etcd: no endpoint reachable within the request timeout (the write was not applied)");
       }
       grpc::ClientContext context;
-      context.set_deadline(AttemptDeadline(call.deadline));
+      // A write that cannot be resent keeps the whole request timeout on its one member.
+      context.set_deadline(resendable ? AttemptDeadline(call.deadline, attempt) : call.deadline);
       RequireLeader(context);
       call.response.Clear();
       grpc::Status s = endpoints[idx].kv->Txn(&context, call.request, &call.response);
       if (s.ok()) return Interpret(call);
-      MoveAwayFrom(static_cast<size_t>(idx));
+      AttemptFailed(static_cast<size_t>(idx), s);
       bool unsent = RejectedWithoutApplying(s);
-      bool cut_off = !unsent && endpoints.size() > 1 && Resendable(call.op) &&
+      bool cut_off = !unsent && resendable &&
                      (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
                       s.error_code() == grpc::StatusCode::UNAVAILABLE);
       if ((!unsent && !cut_off) || SysClock::now() >= call.deadline) {
         return FromGrpc(s, "txn", !unsent || !call.cut_off_endpoint.empty());
       }
       if (cut_off) call.cut_off_endpoint = endpoints[idx].url;
-      if (unsent && attempt % endpoints.size() == 0) PauseBeforeRetry();
+      if (attempt % endpoints.size() == 0) PauseBeforeRetry();
     }
   }
 

@@ -19,15 +19,16 @@
 // Known values: every write result, watch event and Get result is noted (key -> newest version
 // seen), so an update whose expected revision is that version needs no read first (kube-apiserver
 // starts GuaranteedUpdate from its watch cache the same way); the Txn still compares the revision.
-// Failures: every operation has a deadline (request_timeout); with several endpoints each
-// attempt on one of them also ends after attempt_timeout. Reads retry on another endpoint until
-// the deadline. A write is retried on another endpoint when it was certainly not applied (no
-// endpoint connected yet, or etcd answered "no leader"), and an update or delete that names the
-// revision it replaces also after an attempt that got no answer or lost its connection (at most
-// one copy can pass the compare: revisions never repeat; when the resend's compare fails, the
-// key holding exactly the written value means the first copy was applied). Any other write
-// that was sent and got no answer fails with ServiceUnavailable or Timeout saying that it may
-// have been applied, never with a guessed result. The hub's etcd watch reconnects to any live endpoint and resumes
+// Failures: every operation has a deadline (request_timeout); with several endpoints an attempt
+// that may be repeated elsewhere also ends after attempt_timeout. Reads retry on another
+// endpoint until the deadline. A write is retried on another endpoint when it was certainly not
+// applied (no endpoint connected yet, or etcd answered "no leader"); an update or delete that
+// names the revision it replaces also after an attempt that got no answer or lost its
+// connection: at most one copy can ever pass the compare, since revisions never repeat. When
+// the resend's compare fails and the key holds exactly the written value, the write is answered
+// as applied (indistinguishable from it), with the key's version; otherwise its outcome is
+// unknown. A write whose outcome is unknown fails with ServiceUnavailable or Timeout saying that
+// it may have been applied, never with a guessed result (never a Conflict). The hub's etcd watch reconnects to any live endpoint and resumes
 // after the last delivered revision, so watchers see no gap or duplicate across a member's death
 // (unless etcd compacted past that revision meanwhile: then the gap is logged to stderr).
 // TLS: endpoints "https://..." use ca_file to verify etcd and cert_file/key_file (optional) as
@@ -61,9 +62,11 @@ struct EtcdStoreOptions {
   std::string cert_file;  // client certificate (with key_file), optional
   std::string key_file;
   std::chrono::milliseconds request_timeout{5000};  // one operation, failover included
-  // With several endpoints, the most one attempt on one of them may take before the operation
-  // goes to the next: a member that is paused or cut off while its connection stays open costs
-  // this, not the whole request_timeout.
+  // With several endpoints, the most one attempt of a read, or of a write that may be resent
+  // (see Failures), takes on one member before the operation goes to the next (the last member
+  // of the first round gets all that is left): a member that is paused or cut off while its
+  // connection stays open costs this, not the whole request_timeout. Such a member is then
+  // avoided for request_timeout while another one is ready.
   std::chrono::milliseconds attempt_timeout{1000};
   size_t watch_history_capacity = 100000;
   // Writes sent at once (one writer thread each); more wait in a queue.

@@ -215,13 +215,6 @@ bool EtcdTestCluster::IsLeader(int i) const {
   return metrics.find("\netcd_server_is_leader 1") != std::string::npos;
 }
 
-int EtcdTestCluster::AFollower() const {
-  for (int i = 0; i < size(); ++i) {
-    if (Running(i) && !IsLeader(i)) return i;
-  }
-  return -1;
-}
-
 void EtcdTestCluster::Kill(int i) {
   Member& m = members_[static_cast<size_t>(i)];
   if (m.pid <= 0) return;

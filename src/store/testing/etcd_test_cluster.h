@@ -40,10 +40,9 @@ class EtcdTestCluster {
   // "http://127.0.0.1:PORT" (https with TLS) of member i, or of all members.
   std::string ClientUrl(int i) const;
   std::vector<std::string> ClientUrls() const;
-  // Whether member i is the raft leader now (its /metrics), and a running member that is not
-  // (-1 when none): a test that pauses a follower keeps the cluster's leader.
+  // Whether member i is the raft leader now (its /metrics): a test that pauses a follower
+  // keeps the cluster's leader.
   bool IsLeader(int i) const;
-  int AFollower() const;
   // Kills member i with SIGKILL and reaps it. Idempotent.
   void Kill(int i);
   // SIGSTOP / SIGCONT member i: it keeps its connections open but answers nothing.
