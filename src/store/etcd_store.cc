@@ -293,7 +293,8 @@ struct EtcdStore::Impl {
       bool ready = endpoints[idx].channel->GetState(true) == GRPC_CHANNEL_READY;
       if (found < 0 && ready && !(avoid_suspects && Suspect(idx))) found = static_cast<int>(idx);
     }
-    if (found >= 0 && static_cast<size_t>(found) != start) current.store(static_cast<size_t>(found));
+    if (found >= 0 && static_cast<size_t>(found) != start)
+      current.store(static_cast<size_t>(found));
     return found;
   }
 
@@ -543,9 +544,10 @@ struct EtcdStore::Impl {
       int idx = WaitForReady(call.deadline);
       if (idx < 0 || SysClock::now() >= call.deadline) {
         if (!call.cut_off_endpoint.empty()) {
-          return Status::Timeout("etcd txn: an attempt on " + call.cut_off_endpoint +
-                                 " got no answer in time and no member took the resend before "
-                                 "the request timeout (the write may or may not have been applied)");
+          return Status::Timeout(
+              "etcd txn: an attempt on " + call.cut_off_endpoint +
+              " got no answer in time and no member took the resend before "
+              "the request timeout (the write may or may not have been applied)");
         }
         if (idx >= 0) {
           return Status::Timeout(

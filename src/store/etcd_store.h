@@ -28,17 +28,16 @@
 // the resend's compare fails and the key holds exactly the written value, the write is answered
 // as applied (indistinguishable from it), with the key's version; otherwise its outcome is
 // unknown. A write whose outcome is unknown fails with ServiceUnavailable or Timeout saying that
-// it may have been applied, never with a guessed result (never a Conflict). The hub's etcd watch reconnects to any live endpoint and resumes
-// after the last delivered revision, so watchers see no gap or duplicate across a member's death
-// (unless etcd compacted past that revision meanwhile: then the gap is logged to stderr).
-// TLS: endpoints "https://..." use ca_file to verify etcd and cert_file/key_file (optional) as
-// client certificate.
-// Threads: max_writes_in_flight writer threads send Txns with gRPC's blocking API and run the
-// write callbacks; concurrent writes may be applied in any order. Event callbacks run on the
-// WatchHub dispatcher. Both may call into the store but must not block (no WriteSync). Get, List
-// and CurrentRevision block for one etcd round trip. The destructor fails queued writes with
-// ServiceUnavailable (unsent), waits for the ones being sent (bounded by their deadline) and stops
-// the watch; WatchHandles may outlive the store.
+// it may have been applied, never with a guessed result (never a Conflict). The hub's etcd watch
+// reconnects to any live endpoint and resumes after the last delivered revision, so watchers see no
+// gap or duplicate across a member's death (unless etcd compacted past that revision meanwhile:
+// then the gap is logged to stderr). TLS: endpoints "https://..." use ca_file to verify etcd and
+// cert_file/key_file (optional) as client certificate. Threads: max_writes_in_flight writer threads
+// send Txns with gRPC's blocking API and run the write callbacks; concurrent writes may be applied
+// in any order. Event callbacks run on the WatchHub dispatcher. Both may call into the store but
+// must not block (no WriteSync). Get, List and CurrentRevision block for one etcd round trip. The
+// destructor fails queued writes with ServiceUnavailable (unsent), waits for the ones being sent
+// (bounded by their deadline) and stops the watch; WatchHandles may outlive the store.
 #pragma once
 
 #include <chrono>

@@ -389,8 +389,7 @@ TEST(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
   (*cluster)->Pause(hung);
   auto renewed = store->WriteSync(Update(key, "1", created->mod_revision));
   auto got = store->Get(key);
-  auto renewed_again =
-      store->WriteSync(Update(key, "2", renewed.ok() ? renewed->mod_revision : 0));
+  auto renewed_again = store->WriteSync(Update(key, "2", renewed.ok() ? renewed->mod_revision : 0));
   (*cluster)->Resume(hung);
 
   ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
