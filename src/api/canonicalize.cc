@@ -179,14 +179,20 @@ class Decoder {
             json& out) {
     if (!v.is_string()) return TypeError(parent, v, f.go_type, false);
     const std::string& s = v.get_ref<const std::string&>();
-    auto t = ParseTime(s);
+    // Kept as sent, in UTC: every year 0000-9999 (a Timestamp would wrap outside 1677-2262).
+    auto t = ParseWideTime(s);
     if (!t) {
       error_ = "parsing time " + GoQuote(s) + " as " +
                (micro ? "\"2006-01-02T15:04:05.000000Z07:00\"" : "\"2006-01-02T15:04:05Z07:00\"") +
                ": not an RFC 3339 time";
       return false;
     }
-    out = micro ? FormatMicroTime(*t) : FormatTime(*t);
+    if (t->year() < 0 || t->year() > 9999) {
+      // Go's encoder refuses such a time: kube-apiserver cannot store it either.
+      error_ = "parsing time " + GoQuote(s) + ": year outside of range [0,9999] in UTC";
+      return false;
+    }
+    out = FormatWideTime(*t, micro);
     return true;
   }
 

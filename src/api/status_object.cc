@@ -33,7 +33,11 @@ nlohmann::json StatusToJson(const Status& status) {
   return out;
 }
 
-std::string StatusToJsonText(const Status& status) { return StatusToJson(status).dump(); }
+// Messages quote what the client sent (a name from the URL, a selector), which need not be UTF-8:
+// invalid bytes become U+FFFD instead of failing the answer.
+std::string StatusToJsonText(const Status& status) {
+  return StatusToJson(status).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 Status StatusFromResponse(int http_code, std::string_view body) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);

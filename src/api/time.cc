@@ -80,31 +80,19 @@ Timestamp TruncateToSeconds(Timestamp t) {
   return Timestamp(duration_cast<Timestamp::duration>(floored));
 }
 
-std::string FormatMicroTime(Timestamp t) {
+namespace {
+WideTime ToWide(Timestamp t) {
   const int64_t us = duration_cast<microseconds>(TruncateToMicros(t).time_since_epoch()).count();
   const int64_t secs = FloorDiv(us, 1000000);
-  const int64_t frac = us - secs * 1000000;
-  char buf[64];
-  FormatSeconds(secs, buf, sizeof buf);
-  char digits[8];
-  std::snprintf(digits, sizeof digits, "%06u", static_cast<unsigned>(frac % 1000000));
-  std::string out(buf);
-  out += '.';
-  out += digits;
-  out += 'Z';
-  return out;
+  return WideTime{secs, static_cast<int32_t>(us - secs * 1000000)};
 }
+}  // namespace
 
-std::string FormatTime(Timestamp t) {
-  const int64_t secs = duration_cast<seconds>(TruncateToSeconds(t).time_since_epoch()).count();
-  char buf[64];
-  FormatSeconds(secs, buf, sizeof buf);
-  std::string out(buf);
-  out += 'Z';
-  return out;
-}
+std::string FormatMicroTime(Timestamp t) { return FormatWideTime(ToWide(t), true); }
 
-std::optional<Timestamp> ParseTime(std::string_view s) {
+std::string FormatTime(Timestamp t) { return FormatWideTime(ToWide(t), false); }
+
+std::optional<WideTime> ParseWideTime(std::string_view s) {
   int year, month, day, hour, minute, second;
   if (!Digits(s, 0, 4, year) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, month) ||
       s[7] != '-' || !Digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') ||
@@ -117,7 +105,7 @@ std::optional<Timestamp> ParseTime(std::string_view s) {
   const int mdays = kDays[month - 1] + (month == 2 && IsLeap(year) ? 1 : 0);
   if (day > mdays || hour > 23 || minute > 59 || second > 59) return std::nullopt;
   size_t pos = 19;
-  int64_t micros = 0;
+  int32_t micros = 0;
   if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
     ++pos;
     size_t digits = 0;
@@ -148,7 +136,44 @@ std::optional<Timestamp> ParseTime(std::string_view s) {
   const int64_t secs =
       DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
       hour * 3600 + minute * 60 + second - offset;
-  return Timestamp(duration_cast<Timestamp::duration>(microseconds(secs * 1000000 + micros)));
+  return WideTime{secs, micros};
+}
+
+int64_t WideTime::year() const {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(FloorDiv(seconds, 86400), y, m, d);
+  return y;
+}
+
+std::string FormatWideTime(WideTime t, bool micro) {
+  char buf[64];
+  FormatSeconds(t.seconds, buf, sizeof buf);
+  std::string out(buf);
+  if (micro) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, "%06u", static_cast<unsigned>(t.micros % 1000000));
+    out += '.';
+    out += digits;
+  }
+  out += 'Z';
+  return out;
+}
+
+Timestamp ToTimestamp(WideTime t) {
+  // Whole seconds a Timestamp can hold, with a second to spare for the microseconds.
+  constexpr int64_t kMax =
+      std::chrono::duration_cast<seconds>(Timestamp::duration::max()).count() - 1;
+  if (t.seconds > kMax) return TruncateToMicros(Timestamp::max());
+  if (t.seconds < -kMax) return TruncateToMicros(Timestamp::min() + seconds(1));
+  return Timestamp(
+      duration_cast<Timestamp::duration>(microseconds(t.seconds * 1000000 + t.micros)));
+}
+
+std::optional<Timestamp> ParseTime(std::string_view s) {
+  auto wide = ParseWideTime(s);
+  if (!wide) return std::nullopt;
+  return ToTimestamp(*wide);
 }
 
 namespace {

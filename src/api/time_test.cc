@@ -50,6 +50,30 @@ TEST(TimeTest, TruncationIsFloorForNegativeTimes) {
   EXPECT_EQ(TruncateToMicros(Timestamp(nanoseconds(1999))).time_since_epoch(), microseconds(1));
 }
 
+// Finding: renewTime 9999-12-31 was stored as 1816-03-30 (a Timestamp wraps outside
+// 1677-2262). Wide times keep every year 0000-9999 exactly; Timestamps clamp instead of wrapping.
+TEST(TimeTest, WideTimesKeepEveryYearKubernetesAllows) {
+  for (const char* text :
+       {"0000-01-01T00:00:00.000000Z", "0001-02-28T12:00:00.000001Z", "1500-06-15T08:30:00.250000Z",
+        "1677-09-21T00:12:43.145224Z", "2262-04-11T23:47:16.854775Z", "2300-01-01T00:00:00.000000Z",
+        "9999-12-31T23:59:59.999999Z"}) {
+    auto t = ParseWideTime(text);
+    ASSERT_TRUE(t) << text;
+    EXPECT_EQ(FormatWideTime(*t, true), text);
+  }
+  EXPECT_EQ(FormatWideTime(*ParseWideTime("9999-12-31T23:59:59.5+01:00"), false),
+            "9999-12-31T22:59:59Z");
+  EXPECT_EQ(ParseWideTime("0000-01-01T00:30:00+01:00")->year(), -1);
+  EXPECT_EQ(ParseWideTime("9999-12-31T23:30:00-01:00")->year(), 10000);
+  EXPECT_LT(*ParseWideTime("1500-01-01T00:00:00Z"), *ParseWideTime("1969-12-31T23:59:59Z"));
+
+  EXPECT_EQ(*ParseTime("9999-12-31T23:59:59Z"), TruncateToMicros(Timestamp::max()));
+  EXPECT_GT(*ParseTime("2300-01-01T00:00:00Z"), *ParseTime("2262-01-01T00:00:00Z"));
+  EXPECT_LT(*ParseTime("0000-01-01T00:00:00Z"), *ParseTime("1678-01-01T00:00:00Z"));
+  EXPECT_EQ(FormatMicroTime(*ParseTime("2024-01-01T00:00:00.5Z")),
+            FormatWideTime(*ParseWideTime("2024-01-01T00:00:00.5Z"), true));
+}
+
 TEST(HumanDurationTest, MatchesKubectl) {
   EXPECT_EQ(HumanDuration(seconds(-5)), "<invalid>");
   EXPECT_EQ(HumanDuration(nanoseconds(-1500000000)), "0s");

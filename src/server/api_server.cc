@@ -13,7 +13,7 @@ namespace {
 
 HttpResponse JsonResponse(const json& body, std::string content_type = "application/json") {
   HttpResponse r;
-  r.body = body.dump();
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   r.content_type = std::move(content_type);
   return r;
 }

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "api/url.h"
+#include "server/stack_thread.h"
 
 namespace tenure::server {
 
@@ -103,7 +104,8 @@ std::string StatusLine(int status) {
   return "HTTP/1.1 " + std::to_string(status) + " " + ReasonPhrase(status) + "\r\n";
 }
 
-std::string SerializeResponse(const HttpResponse& r, bool keep_alive) {
+// `with_body` false: the answer to HEAD, whose Content-Length tells what GET would send.
+std::string SerializeResponse(const HttpResponse& r, bool keep_alive, bool with_body = true) {
   std::string out = StatusLine(r.status);
   out.reserve(out.size() + 160 + r.body.size());
   if (!r.content_type.empty()) out += "Content-Type: " + r.content_type + "\r\n";
@@ -112,7 +114,7 @@ std::string SerializeResponse(const HttpResponse& r, bool keep_alive) {
   out += "Cache-Control: no-cache, private\r\n";
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
-  out += r.body;
+  if (with_body) out += r.body;
   return out;
 }
 
@@ -193,6 +195,8 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     }
     Wake();
   }
+
+  void Post(std::function<void()> work) override { net::post(strand_, std::move(work)); }
 
   std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
                                          std::chrono::steady_clock::time_point deadline,
@@ -340,6 +344,22 @@ class Session {
     connection_->Disarm();
     co_return !ec;
   }
+  // After an answer to a request whose body was not read (413): reads and drops what the
+  // client still sends, for a bounded time and amount, so that closing the connection does
+  // not reset it before the client has read the answer.
+  awaitable<void> DrainBeforeClose() {
+    constexpr size_t kMaxDrainBytes = size_t{64} << 20;
+    connection_->Arm(std::chrono::seconds(5));
+    std::vector<char> scratch(64 * 1024);
+    size_t drained = 0;
+    beast::error_code ec;
+    while (drained < kMaxDrainBytes) {
+      drained += co_await stream_.async_read_some(net::buffer(scratch),
+                                                  net::redirect_error(use_awaitable, ec));
+      if (ec) break;
+    }
+    connection_->Disarm();
+  }
   awaitable<void> WatchForHangup(std::shared_ptr<Mailbox> box);
   awaitable<bool> ServeStream(std::shared_ptr<Mailbox> box);
 
@@ -395,7 +415,7 @@ class HttpServerImpl final : public HttpServer {
         options_.threads > 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     running_threads_ = threads;
     for (int i = 0; i < threads; ++i) {
-      threads_.emplace_back([this] {
+      threads_.emplace_back(kHandlerStackBytes, [this] {
         pthread_setname_np(pthread_self(), "tenure-http");
         io_->run();
         std::lock_guard lock(threads_mu_);
@@ -531,7 +551,7 @@ class HttpServerImpl final : public HttpServer {
   Mailbox::Executor accept_strand_;
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
-  std::vector<std::thread> threads_;
+  std::vector<StackThread> threads_;  // handlers recurse over client JSON: a known stack
   std::atomic<bool> stopped_{false};
   std::mutex threads_mu_;
   std::condition_variable threads_done_;
@@ -558,7 +578,7 @@ awaitable<void> Session<Stream>::Run() {
       HttpResponse r = server_.handler().Reject(Status(
           Reason::kRequestEntityTooLarge, "Request entity too large: limit is " +
                                               std::to_string(server_.options().max_body_bytes)));
-      co_await WriteAll(SerializeResponse(r, false));
+      if (co_await WriteAll(SerializeResponse(r, false))) co_await DrainBeforeClose();
       co_return;
     }
     if (ec == http::error::end_of_stream || ec == net::error::eof ||
@@ -573,10 +593,18 @@ awaitable<void> Session<Stream>::Run() {
       co_return;
     }
     bool keep_alive = parser.get().keep_alive();
+    bool head = parser.get().method() == http::verb::head;
     if (server_.stopping()) co_return;
     auto box = std::make_shared<Mailbox>(strand_, server_.io());
     connection_->waiting = box;
-    server_.handler().Handle(ToRequest(parser.release(), tls_), box);
+    try {
+      server_.handler().Handle(ToRequest(parser.release(), tls_), box);
+    } catch (const std::exception& e) {
+      // A bug, not the client's fault; still an answer, never a connection closed without one.
+      std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+      box->Reply(server_.handler().Reject(
+          Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
+    }
     // Wait for the handler's answer: it arrives through the mailbox, maybe from another thread.
     for (;;) {
       {
@@ -596,7 +624,7 @@ awaitable<void> Session<Stream>::Run() {
       box->reply_ = box->make_reply_();
       box->make_reply_ = nullptr;
     }
-    if (!co_await WriteAll(SerializeResponse(*box->reply_, keep_alive))) co_return;
+    if (!co_await WriteAll(SerializeResponse(*box->reply_, keep_alive, !head))) co_return;
     if (!keep_alive) co_return;
   }
 }

@@ -67,6 +67,10 @@ class Responder {
   // Like Reply, but the response is built by `make`, which may run later on the connection's
   // own thread: a store callback hands its result over without rendering on the store thread.
   virtual void ReplyWith(std::function<HttpResponse()> make) { Reply(make()); }
+  // Runs `work` later on one of the server's request threads (the connection's): a store
+  // callback hands further work for the request (a patch redone after a conflict) back to the
+  // threads with the handlers' stack, off the store's own. Not run once the server stopped.
+  virtual void Post(std::function<void()> work) { work(); }
   // Starts a chunked response. `idle` runs every `idle_interval` while nothing is written (used
   // for watch bookmarks); the stream ends by itself at `deadline`.
   virtual std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,

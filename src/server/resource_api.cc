@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "api/client_json.h"
 #include "api/status_object.h"
 #include "api/time.h"
 #include "server/object_text.h"
@@ -19,6 +20,9 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kNamespacesResource = "namespaces";
+// How long a patch without a resourceVersion is redone after conflicts (kube-apiserver: until
+// its request timeout, 60 s by default).
+constexpr auto kConflictRetryWindow = std::chrono::seconds(30);
 
 std::string NewUid() {
   thread_local std::mt19937_64 rng(std::random_device{}());
@@ -94,11 +98,9 @@ Status StoreError(const Status& s, const api::KindInfo& kind, const std::string&
 }
 
 Result<json> ParseBody(const std::string& body) {
-  json parsed = json::parse(body, nullptr, false);
-  if (parsed.is_discarded()) {
-    return Status::BadRequest("the body of the request could not be decoded as JSON");
-  }
-  if (!parsed.is_object()) {
+  auto parsed = api::ParseClientJson(body);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_object()) {
     return Status::BadRequest("the body of the request must be a JSON object");
   }
   return parsed;
@@ -162,6 +164,7 @@ void ApplyCreateDefaults(const api::KindInfo& kind, json& object) {
 }  // namespace
 
 struct ResourceApi::Call {
+  Clock::TimePoint received;
   RequestInfo info;
   const api::KindInfo* kind = nullptr;
   HttpRequest request;
@@ -215,6 +218,7 @@ std::string ResourceApi::StorageKey(const api::KindInfo& kind, const std::string
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
                          std::shared_ptr<Responder> responder) {
   auto call = std::make_shared<Call>();
+  call->received = clock_->now();
   call->info = info;
   call->kind = &kind;
   call->request = std::move(request);
@@ -244,7 +248,7 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   if (v == "watch") return Watch(call);
   if (v == "create") return Create(call);
   if (v == "update") return Update(call);
-  if (v == "patch") return Patch(call, 0);
+  if (v == "patch") return Patch(call);
   if (v == "delete") return Delete(call);
   if (v == "deletecollection") return DeleteCollection(call);
   call->Fail(Status(Reason::kMethodNotAllowed,
@@ -475,18 +479,21 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   // A no-op keeps the resourceVersion only if nothing changed since: decide it from a read.
   if (known && value == existing->value) return Update(call, /*use_known=*/false);
   std::function<void()> on_not_found;
-  if (known) on_not_found = [this, call] { Update(call, /*use_known=*/false); };
+  if (known) {
+    on_not_found = [this, call] {
+      call->responder->Post([this, call] { Update(call, /*use_known=*/false); });
+    };
+  }
   StoreUpdate(call, std::move(value), std::move(*existing), *rv, nullptr, std::move(on_not_found));
 }
 
-void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
+void ResourceApi::Patch(std::shared_ptr<Call> call) {
   std::string content_type = call->request.header("content-type");
   auto type = PatchTypeFromContentType(content_type);
   if (!type) return call->Fail(UnsupportedBodyType(content_type, true));
-  json patch = json::parse(call->request.body, nullptr, false);
-  if (patch.is_discarded()) {
-    return call->Fail(Status::BadRequest("the body of the request could not be decoded as JSON"));
-  }
+  auto parsed_patch = api::ParseClientJson(call->request.body);
+  if (!parsed_patch.ok()) return call->Fail(parsed_patch.status());
+  json patch = std::move(*parsed_patch);
   const api::KindInfo& kind = *call->kind;
   auto existing = store_->Get(StorageKey(kind, call->info.namespace_, call->info.name));
   if (!existing.ok() && !(existing.status().IsNotFound() && *type == PatchType::kApply)) {
@@ -541,9 +548,13 @@ void ResourceApi::Patch(std::shared_ptr<Call> call, int attempt) {
   Status s = PrepareUpdate(kind, call->info, old_object, *object);
   if (!s.ok()) return call->Fail(s);
   int64_t expected = precondition ? *rv : existing->mod_revision;
-  // Without a precondition a concurrent write just means: patch the newer object again.
+  // Without a precondition a concurrent write just means: patch the newer object again, as
+  // kube-apiserver's GuaranteedUpdate does without a limit (someone's write wins each round),
+  // here for as long as kConflictRetryWindow after the request arrived. On a request thread.
   std::function<void()> retry;
-  if (!precondition && attempt < 5) retry = [this, call, attempt] { Patch(call, attempt + 1); };
+  if (!precondition && clock_->now() - call->received < kConflictRetryWindow) {
+    retry = [this, call] { call->responder->Post([this, call] { Patch(call); }); };
+  }
   StoreUpdate(call, object->dump(), std::move(*existing), expected, std::move(retry));
 }
 

@@ -41,7 +41,7 @@ class ResourceApi {
   void Create(std::shared_ptr<Call> call);
   // use_known: start from the store's KnownValue of the version the client names, if any.
   void Update(std::shared_ptr<Call> call, bool use_known = true);
-  void Patch(std::shared_ptr<Call> call, int attempt);
+  void Patch(std::shared_ptr<Call> call);
   void Delete(std::shared_ptr<Call> call);
   void DeleteCollection(std::shared_ptr<Call> call);
   // Writes `value` (the canonical, validated object, serialized) over `existing` (the version

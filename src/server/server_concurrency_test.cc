@@ -11,58 +11,13 @@
 
 #include "client/http_connection.h"
 #include "server/server.h"
+#include "server/test_server_fixture.h"
 
 namespace tenure::server {
 namespace {
 
 using nlohmann::json;
-
-class ServerFixture : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tenure-server-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    ServerOptions options;
-    options.data_dir = dir_;
-    options.port = 0;
-    options.watch_history = 50;
-    auto server = Server::Start(options);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(*server);
-  }
-  void TearDown() override {
-    if (server_) server_->Stop();
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  client::Endpoint endpoint() const {
-    client::Endpoint ep;
-    ep.port = server_->port();
-    ep.tls.enabled = true;
-    ep.tls.ca_file = server_->credentials().ca_cert_file;
-    return ep;
-  }
-  std::vector<std::pair<std::string, std::string>> headers() const {
-    return {{"Authorization", "Bearer " + server_->credentials().token},
-            {"Content-Type", "application/json"},
-            {"Accept", "application/json"}};
-  }
-  json Call(client::HttpConnection& c, const std::string& method, const std::string& target,
-            const std::string& body, int* status = nullptr) {
-    auto h = headers();
-    if (method == "PATCH") h[1].second = "application/merge-patch+json";
-    auto reply = c.Request(method, target, h, body, std::chrono::seconds(10));
-    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
-    if (!reply.ok()) return json();
-    if (status) *status = reply->status;
-    return json::parse(reply->body, nullptr, false);
-  }
-
-  std::string dir_;
-  std::unique_ptr<Server> server_;
-};
+using testing::ServerFixture;
 
 constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 

@@ -61,7 +61,9 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
 
   void SendExpired(const Status& status) {
     Status expired(Reason::kGone, status.message());
-    stream_->Write(json{{"type", "ERROR"}, {"object", api::StatusToJson(expired)}}.dump() + "\n");
+    stream_->Write(json{{"type", "ERROR"}, {"object", api::StatusToJson(expired)}}.dump(
+                       -1, ' ', false, json::error_handler_t::replace) +
+                   "\n");
     stream_->Close();
   }
 

@@ -1,0 +1,84 @@
+// ServerFixture: a tenure server started in-process on a free port with a temporary data
+// folder, and HTTPS calls to it with the server's token, for tests of the server over the wire.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/http_connection.h"
+#include "server/server.h"
+
+namespace tenure::server::testing {
+
+class ServerFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tenure-server-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ServerOptions options;
+    options.data_dir = dir_;
+    options.port = 0;
+    options.watch_history = 50;
+    Configure(options);
+    tls_ = options.tls;
+    auto server = Server::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Lets a fixture change the options before the server starts.
+  virtual void Configure(ServerOptions&) {}
+
+  client::Endpoint endpoint() const {
+    client::Endpoint ep;
+    ep.port = server_->port();
+    ep.tls.enabled = tls_;
+    if (tls_) ep.tls.ca_file = server_->credentials().ca_cert_file;
+    return ep;
+  }
+  std::vector<std::pair<std::string, std::string>> headers() const {
+    return {{"Authorization", "Bearer " + server_->credentials().token},
+            {"Content-Type", "application/json"},
+            {"Accept", "application/json"}};
+  }
+  nlohmann::json Call(client::HttpConnection& c, const std::string& method,
+                      const std::string& target, const std::string& body, int* status = nullptr) {
+    auto h = headers();
+    if (method == "PATCH") h[1].second = "application/merge-patch+json";
+    auto reply = c.Request(method, target, h, body, std::chrono::seconds(10));
+    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+    if (!reply.ok()) return nlohmann::json();
+    if (status) *status = reply->status;
+    return nlohmann::json::parse(reply->body, nullptr, false);
+  }
+
+  // One request with the given Content-Type; a reply with status 0 when the transport failed
+  // (the connection closed without an answer, say).
+  client::HttpReply Send(client::HttpConnection& c, const std::string& method,
+                         const std::string& target, const std::string& body,
+                         const std::string& content_type = "application/json") {
+    auto h = headers();
+    h[1].second = content_type;
+    auto reply = c.Request(method, target, h, body, std::chrono::seconds(30));
+    if (!reply.ok()) return client::HttpReply{};
+    return std::move(*reply);
+  }
+
+  std::string dir_;
+  bool tls_ = true;
+  std::unique_ptr<Server> server_;
+};
+
+}  // namespace tenure::server::testing
