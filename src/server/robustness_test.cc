@@ -186,6 +186,45 @@ TEST_F(RobustnessTest, TimestampsKeepEveryYearAndRefuseWhatCannotBeStored) {
   EXPECT_NE(beyond.body.find("year outside of range [0,9999]"), std::string::npos) << beyond.body;
 }
 
+// Finding: any object over about 115 KB failed with "500 commit failed: ... database or disk is
+// full", and so did the small writes of other clients committed with it. A ConfigMap with 1 MiB
+// of data (kube-apiserver's limit) is stored while other clients create small objects, and
+// none of theirs fails.
+TEST_F(RobustnessTest, AConfigMapOfOneMebibyteIsStoredAndFailsNoOtherWrite) {
+  constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+  std::atomic<int> small_failures{0};
+  std::atomic<bool> done{false};
+  std::thread others([&] {
+    client::HttpConnection c(endpoint());
+    for (int i = 0; !done.load() || i < 50; ++i) {
+      auto reply = Send(c, "POST", kConfigMaps,
+                        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"small-)" +
+                            std::to_string(i) + R"("},"data":{"k":"v"}})");
+      if (reply.status != 201) ++small_failures;
+    }
+  });
+  client::HttpConnection c(endpoint());
+  for (int n = 0; n < 3; ++n) {
+    std::string name = "large-" + std::to_string(n);
+    std::string data(1024 * 1024 - 1, static_cast<char>('a' + n));
+    auto created = Send(c, "POST", kConfigMaps,
+                        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
+                            R"("},"data":{"k":")" + data + R"("}})");
+    ASSERT_EQ(created.status, 201) << created.body.substr(0, 300);
+    auto got = Send(c, "GET", std::string(kConfigMaps) + "/" + name, "");
+    ASSERT_EQ(got.status, 200);
+    EXPECT_EQ(json::parse(got.body)["data"]["k"], data);
+  }
+  done = true;
+  others.join();
+  EXPECT_EQ(small_failures.load(), 0);
+  auto too_large = Send(c, "POST", kConfigMaps,
+                        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"too-large"},)"
+                        R"("data":{"k":")" +
+                            std::string(1024 * 1024 + 1, 'z') + R"("}})");
+  EXPECT_EQ(too_large.status, 422) << too_large.body.substr(0, 300);
+}
+
 // A server on plain HTTP, for tests that write raw bytes.
 class RawHttpTest : public RobustnessTest {
  protected:

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -115,6 +116,10 @@ std::string ColumnString(sqlite3_stmt* stmt, int column) {
 // delayed write is returned by the call that flushes (for a commit: its sync, so it fails).
 constexpr const char* kCoalescingVfsName = "tenure-wal-coalesce";
 constexpr size_t kMaxCoalesced = 4 << 20;
+// The unix VFS writes at most 128 KiB per call (it masks the size to 17 bits: a larger write
+// comes back short, as SQLITE_FULL, "database or disk is full"), so collected bytes go out in
+// pieces of this size.
+constexpr size_t kMaxVfsWrite = 64 << 10;
 
 sqlite3_vfs* g_base_vfs = nullptr;
 
@@ -127,10 +132,21 @@ struct CoalescingFile {
 
 CoalescingFile* AsCoalescing(sqlite3_file* f) { return reinterpret_cast<CoalescingFile*>(f); }
 
+// Writes `size` bytes at `offset` through the base VFS in pieces it accepts.
+int WriteInPieces(sqlite3_file* real, const char* data, size_t size, sqlite3_int64 offset) {
+  for (size_t done = 0; done < size;) {
+    size_t piece = std::min(kMaxVfsWrite, size - done);
+    int rc = real->pMethods->xWrite(real, data + done, static_cast<int>(piece),
+                                    offset + static_cast<sqlite3_int64>(done));
+    if (rc != SQLITE_OK) return rc;
+    done += piece;
+  }
+  return SQLITE_OK;
+}
+
 int FlushPending(CoalescingFile* f) {
   if (f->pending->empty()) return SQLITE_OK;
-  int rc = f->real->pMethods->xWrite(f->real, f->pending->data(),
-                                     static_cast<int>(f->pending->size()), f->pending_offset);
+  int rc = WriteInPieces(f->real, f->pending->data(), f->pending->size(), f->pending_offset);
   f->pending->clear();
   return rc;
 }
@@ -159,7 +175,7 @@ int CoalescingWrite(sqlite3_file* file, const void* data, int amount, sqlite3_in
        pending.size() + n > kMaxCoalesced)) {
     if (int rc = FlushPending(f); rc != SQLITE_OK) return rc;
   }
-  if (n > kMaxCoalesced) return f->real->pMethods->xWrite(f->real, data, amount, offset);
+  if (n > kMaxCoalesced) return WriteInPieces(f->real, static_cast<const char*>(data), n, offset);
   if (pending.empty()) f->pending_offset = offset;
   pending.append(static_cast<const char*>(data), n);
   return SQLITE_OK;
@@ -511,6 +527,7 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   std::vector<Result<KeyValue>> results;
   results.reserve(batch.size());
   std::vector<Event> events;
+  std::vector<PendingWrite*> event_writes;  // the write of each event (its value moved away)
   int64_t revision = revision_;
   for (PendingWrite& write : batch) {
     WriteOp& op = write.op;
@@ -566,6 +583,7 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
     }
     results.push_back(event.kv);
     events.push_back(std::move(event));
+    event_writes.push_back(&write);
   }
 
   if (!events.empty()) {
@@ -583,6 +601,22 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       revision_ = revision;
       // Under data_mu_, so that the hub's head and CurrentRevision() move together.
       hub_->Publish(std::move(events));
+    } else if (batch.size() > 1 && !failed_) {
+      // Nothing of the batch is applied (rolled back): decide each half again on its own,
+      // with the values the decisions above moved into the overlay (each event has a copy).
+      for (size_t i = 0; i < events.size(); ++i) {
+        if (events[i].type != Event::Type::kDeleted) {
+          event_writes[i]->op.value = std::move(events[i].kv.value);
+        }
+      }
+      size_t half = batch.size() / 2;
+      std::vector<PendingWrite> first(std::make_move_iterator(batch.begin()),
+                                      std::make_move_iterator(batch.begin() + half));
+      std::vector<PendingWrite> second(std::make_move_iterator(batch.begin() + half),
+                                       std::make_move_iterator(batch.end()));
+      CommitBatch(first);
+      CommitBatch(second);
+      return;
     } else {
       Status failure = Status::Internal("commit failed: " + status.message());
       for (Result<KeyValue>& result : results) result = failure;
@@ -619,7 +653,14 @@ Status SqliteStore::Persist(const std::vector<Event>& events, int64_t new_revisi
     }
     if (Status s = st.set_revision.BindInt(1, new_revision); !s.ok()) return s;
     if (Status s = st.set_revision.Run(); !s.ok()) return s;
-    if (fail_next_commit_.exchange(false)) return Status::Internal("injected commit failure");
+    {
+      std::lock_guard lock(queue_mu_);
+      for (const Event& event : events) {
+        if (!fail_commits_writing_.empty() && event.kv.key == fail_commits_writing_) {
+          return Status::Internal("injected commit failure");
+        }
+      }
+    }
     return st.commit.Run();
   };
   Status status = write_all();

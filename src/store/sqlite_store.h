@@ -72,10 +72,13 @@ class SqliteStore : public Store {
   // The smallest from_revision Watch accepts (older ones are Gone).
   int64_t OldestWatchableRevision();
 
-  // For tests: transactions committed since Open, and a one-shot commit failure (the next batch
-  // with a successful write is rolled back instead of committed).
+  // For tests: transactions committed since Open, and commit failures: every transaction that
+  // writes `key` is rolled back instead of committed ("" : none).
   uint64_t CommittedTransactionsForTest() const { return commits_.load(); }
-  void FailNextCommitForTest() { fail_next_commit_.store(true); }
+  void FailCommitsWritingForTest(std::string key) {
+    std::lock_guard lock(queue_mu_);
+    fail_commits_writing_ = std::move(key);
+  }
 
  private:
   struct Entry {
@@ -92,6 +95,9 @@ class SqliteStore : public Store {
   SqliteStore(const SqliteStoreOptions& options, sqlite3* db);
   Status Load();
   void RunWriter();
+  // Decides and persists the batch in one transaction. When that fails, each half is decided
+  // and persisted again on its own, down to single writes: a write that cannot be stored fails
+  // alone, never the other writes of its batch.
   void CommitBatch(std::vector<PendingWrite>& batch);
   // Writes the batch's events and the new revision in one transaction; OK once committed. On
   // failure the transaction is rolled back.
@@ -118,7 +124,7 @@ class SqliteStore : public Store {
   bool failed_ = false;       // writer thread only: disk state unknown after a failed rollback
 
   std::atomic<uint64_t> commits_{0};
-  std::atomic<bool> fail_next_commit_{false};
+  std::string fail_commits_writing_;  // under queue_mu_
   std::thread writer_;
 };
 

@@ -152,6 +152,20 @@ TEST_P(StoreConformanceTest, CreateGetAndKeyValueFields) {
   EXPECT_EQ(store_->Get("/registry/things/a")->value, "v2");
 }
 
+// The largest object kube-apiserver stores (a ConfigMap with 1 MiB of data, plus its metadata).
+TEST_P(StoreConformanceTest, ObjectsOfOneMebibyteAndMoreAreStored) {
+  std::string large(1024 * 1024 + 4096, 'x');
+  KeyValue created = MustWrite(Create("/registry/configmaps/ns/large", large));
+  auto got = store_->Get("/registry/configmaps/ns/large");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->value, large);
+  large.back() = 'y';
+  KeyValue updated =
+      MustWrite(Update("/registry/configmaps/ns/large", large, created.mod_revision));
+  EXPECT_EQ(store_->Get("/registry/configmaps/ns/large")->value, large);
+  EXPECT_GT(updated.mod_revision, created.mod_revision);
+}
+
 TEST_P(StoreConformanceTest, ErrorsAndFailedWritesConsumeNoRevision) {
   MustWrite(Create("/registry/things/a", "v1"));
   int64_t before = store_->CurrentRevision();
