@@ -172,7 +172,12 @@ Result<std::string> MemberString(const json& op, const char* name, const std::st
   return it->get<std::string>();
 }
 
-Status ApplyOperation(json& doc, const json& op) {
+// kube-apiserver's JSONPatchMaxCopyBytes: how much `copy` operations may grow one patch's
+// document in all (a few operations that each copy the document double it every time).
+constexpr size_t kMaxJsonPatchCopyBytes = 3 * 1024 * 1024;
+
+// `copied`: bytes added by the patch's copy operations so far.
+Status ApplyOperation(json& doc, const json& op, size_t& copied) {
   if (!op.is_object()) return NotApplicable("json patch operation must be an object");
   auto kind_it = op.find("op");
   std::string kind = kind_it != op.end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
@@ -220,6 +225,13 @@ Status ApplyOperation(json& doc, const json& op) {
     }
     if (*path == *from) return Status::Ok();
     if (Status s = Remove(doc, *from, "move"); !s.ok()) return s;
+  } else {
+    copied += value->dump(-1, ' ', false, json::error_handler_t::replace).size();
+    if (copied > kMaxJsonPatchCopyBytes) {
+      return NotApplicable("Unable to copy, the accumulated size increase of copy is " +
+                           std::to_string(copied) + ", exceeding the limit " +
+                           std::to_string(kMaxJsonPatchCopyBytes));
+    }
   }
   return Add(doc, *path, std::move(*value));
 }
@@ -570,8 +582,9 @@ Result<json> ApplyJsonPatch(const json& target, const json& patch) {
                       std::to_string(patch.size()));
   }
   json doc = target;
+  size_t copied = 0;
   for (const auto& op : patch) {
-    if (Status s = ApplyOperation(doc, op); !s.ok()) return s;
+    if (Status s = ApplyOperation(doc, op, copied); !s.ok()) return s;
   }
   return doc;
 }

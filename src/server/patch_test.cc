@@ -166,6 +166,28 @@ TEST(PatchJsonTest, MalformedPatchIsBadRequest) {
   EXPECT_EQ(ApplyJsonPatch(J("{}"), many).status().reason(), Reason::kRequestEntityTooLarge);
 }
 
+// Finding: a 2.6 KB JSON patch of 21 copy operations, each doubling the document, drove the
+// server to 5.4 GB. As in kube-apiserver, copies may add 3 MiB to a patch's document in all.
+TEST(PatchJsonTest, CopiesAreBoundedInBytes) {
+  json target = {{"a", std::string(1000, 'x')}};
+  json bomb = json::array();
+  for (int i = 0; i < 21; ++i) {
+    bomb.push_back({{"op", "copy"}, {"from", ""}, {"path", "/c" + std::to_string(i)}});
+  }
+  auto result = ApplyJsonPatch(target, bomb);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().reason(), Reason::kInvalid);
+  ASSERT_EQ(result.status().causes().size(), 1u);
+  EXPECT_NE(result.status().causes()[0].message.find("exceeding the limit 3145728"),
+            std::string::npos)
+      << result.status().causes()[0].message;
+  // Copies within the bound apply.
+  auto few = ApplyJsonPatch(target, J(R"([{"op":"copy","from":"/a","path":"/b"},
+                                         {"op":"copy","from":"/b","path":"/c"}])"));
+  ASSERT_TRUE(few.ok()) << few.status().ToString();
+  EXPECT_EQ((*few)["c"], target["a"]);
+}
+
 const char* kLease = R"({
   "apiVersion":"coordination.k8s.io/v1","kind":"Lease",
   "metadata":{"name":"l","namespace":"default","labels":{"a":"1","b":"2"},
