@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "store/store.h"
+#include "store/watch_hub.h"
 #include "tenure/clock.h"
 #include "tenure/status.h"
 
@@ -68,6 +69,7 @@ struct EtcdStoreOptions {
   // avoided for request_timeout while another one is ready.
   std::chrono::milliseconds attempt_timeout{1000};
   size_t watch_history_capacity = 100000;
+  size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   // Writes sent at once (one writer thread each); more wait in a queue.
   size_t max_writes_in_flight = 32;
   // Keys whose newest version is remembered to spare an update's read (KnownValues); 0: none.

@@ -360,7 +360,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
 
   if (Status s = store->statements_->Prepare(db); !s.ok()) return s;
   if (Status s = store->Load(); !s.ok()) return s;
-  store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_);
+  store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_,
+                                           options.watch_history_bytes);
   store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
   return store;
 }

@@ -17,6 +17,9 @@ using EventPtr = std::shared_ptr<const Event>;
 
 int64_t RevisionOf(const EventPtr& e) { return e->kv.mod_revision; }
 
+// What one event of the history costs, roughly: its key and value plus bookkeeping.
+size_t EventBytes(const Event& e) { return e.kv.key.size() + e.kv.value.size() + 128; }
+
 struct Watcher {
   uint64_t id = 0;
   std::string prefix;
@@ -38,6 +41,8 @@ struct WatchHub::Core {
   std::condition_variable done_cv;  // handle destructors wait for a running callback
 
   size_t capacity = 0;
+  size_t max_bytes = 0;
+  size_t bytes = 0;              // of the events in history (EventBytes)
   std::deque<EventPtr> history;  // consecutive published events, oldest first
   int64_t oldest_watchable = 0;  // revision of the newest dropped event, or the start revision
   int64_t head = 0;              // revision of the newest published event
@@ -170,9 +175,10 @@ class HubWatchHandle : public WatchHandle {
 
 }  // namespace
 
-WatchHub::WatchHub(size_t history_capacity, int64_t start_revision)
+WatchHub::WatchHub(size_t history_capacity, int64_t start_revision, size_t history_bytes)
     : core_(std::make_shared<Core>()) {
   core_->capacity = history_capacity;
+  core_->max_bytes = history_bytes;
   core_->oldest_watchable = start_revision;
   core_->head = start_revision;
   core_->dispatcher = std::thread([core = core_.get()] { core->Run(); });
@@ -226,8 +232,11 @@ void WatchHub::Publish(std::vector<Event> events) {
         continue;
       }
       core_->history.push_back(e);
-      if (core_->history.size() > core_->capacity) {
+      core_->bytes += EventBytes(*e);
+      while (core_->history.size() > core_->capacity ||
+             (core_->bytes > core_->max_bytes && core_->history.size() > 1)) {
         core_->oldest_watchable = RevisionOf(core_->history.front());
+        core_->bytes -= EventBytes(*core_->history.front());
         dropped.push_back(std::move(core_->history.front()));
         core_->history.pop_front();
       }
@@ -289,6 +298,11 @@ int64_t WatchHub::LastPublishedRevision() const {
 size_t WatchHub::WatcherCount() const {
   std::lock_guard lock(core_->mu);
   return core_->watcher_count;
+}
+
+size_t WatchHub::HistoryBytes() const {
+  std::lock_guard lock(core_->mu);
+  return core_->bytes;
 }
 
 size_t WatchHub::HistorySize() const {

@@ -1,7 +1,8 @@
 // WatchHub: the watch history and watcher fan-out shared by every Store backend.
 //
 // A backend feeds the hub with committed events (Publish), in revision order, once they are
-// visible to readers. The hub keeps the most recent `history_capacity` events in memory and
+// visible to readers. The hub keeps the most recent `history_capacity` events in memory, and no
+// more of them than fit in `history_bytes` (keys and values; the newest event is always kept), and
 // serves Watch(prefix, from): it replays the kept events with revision > from under prefix and
 // then delivers live ones, without gap or duplicate. A watch from a revision whose successors
 // were already dropped fails with Gone ("too old resource version: FROM (OLDEST)").
@@ -32,7 +33,10 @@ class WatchHub {
  public:
   // `start_revision` is the store revision when the hub starts with an empty history: watches
   // from it or later succeed, older ones are Gone.
-  WatchHub(size_t history_capacity, int64_t start_revision);
+  WatchHub(size_t history_capacity, int64_t start_revision,
+           size_t history_bytes = kDefaultHistoryBytes);
+  // 15,000 updates of a 110 KB ConfigMap must not keep 1.7 GB: the history holds this much.
+  static constexpr size_t kDefaultHistoryBytes = size_t{256} << 20;
   // Shutdown(), then frees the history.
   ~WatchHub();
 
@@ -60,6 +64,7 @@ class WatchHub {
   int64_t LastPublishedRevision() const;
   size_t WatcherCount() const;
   size_t HistorySize() const;
+  size_t HistoryBytes() const;
 
   struct Core;  // shared with handles so they can outlive the hub
 
