@@ -133,8 +133,8 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   using Executor = net::strand<net::io_context::executor_type>;
 
   // Holds the io_context so the timer stays valid when a store callback outlives the server.
-  Mailbox(Executor strand, std::shared_ptr<net::io_context> io)
-      : io_(std::move(io)), strand_(strand), timer_(strand) {}
+  Mailbox(Executor strand, std::shared_ptr<net::io_context> io, size_t max_stream_buffer)
+      : io_(std::move(io)), strand_(strand), timer_(strand), max_buffered_(max_stream_buffer) {}
 
   class Stream final : public ResponseStream {
    public:
@@ -142,15 +142,26 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     bool Write(std::string chunk) override {
       {
         std::lock_guard lock(box_->mu_);
-        if (box_->stream_closed_) return false;
+        if (box_->stream_closed_ || box_->stream_closing_) return false;
+        if (box_->buffered_ + chunk.size() > box_->max_buffered_) {
+          box_->overflowed_ = true;
+          return false;
+        }
+        box_->buffered_ += chunk.size();
         box_->chunks_.push_back(std::move(chunk));
       }
       box_->Wake();
       return true;
     }
-    void Close() override {
+    bool overflowed() const override {
+      std::lock_guard lock(box_->mu_);
+      return box_->overflowed_;
+    }
+    void Close(std::string last) override {
       {
         std::lock_guard lock(box_->mu_);
+        if (box_->stream_closed_ || box_->stream_closing_) return;
+        if (!last.empty()) box_->chunks_.push_back(std::move(last));
         box_->stream_closing_ = true;
       }
       box_->Wake();
@@ -253,6 +264,9 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   std::chrono::milliseconds idle_interval_{0};
   std::function<void()> idle_;
   std::deque<std::string> chunks_;
+  size_t buffered_ = 0;  // bytes in chunks_ (a Close's last chunk not counted)
+  const size_t max_buffered_;
+  bool overflowed_ = false;
   bool stream_closing_ = false;
   bool stream_closed_ = false;
   bool client_gone_ = false;
@@ -595,7 +609,8 @@ awaitable<void> Session<Stream>::Run() {
     bool keep_alive = parser.get().keep_alive();
     bool head = parser.get().method() == http::verb::head;
     if (server_.stopping()) co_return;
-    auto box = std::make_shared<Mailbox>(strand_, server_.io());
+    auto box =
+        std::make_shared<Mailbox>(strand_, server_.io(), server_.options().max_stream_buffer_bytes);
     connection_->waiting = box;
     try {
       server_.handler().Handle(ToRequest(parser.release(), tls_), box);
@@ -663,6 +678,7 @@ awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
         AppendChunk(out, box->chunks_.front());
         box->chunks_.pop_front();
       }
+      box->buffered_ = 0;
       finish = box->client_gone_ || (box->stream_closing_ && out.empty());
     }
     auto now = std::chrono::steady_clock::now();

@@ -51,10 +51,13 @@ HttpResponse TextResponse(int status, std::string body);
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
-  // Queues one chunk; false once the stream is closed (client went away or Close was called).
+  // Queues one chunk; false once the stream is closed (client went away or Close was called),
+  // and when more than max_stream_buffer_bytes wait unsent (the client reads too slowly): then
+  // overflowed() is true and the writer should end the stream, with Close(last) to tell why.
   virtual bool Write(std::string chunk) = 0;
-  // Ends the response after the queued chunks are sent.
-  virtual void Close() = 0;
+  virtual bool overflowed() const = 0;
+  // Ends the response after the queued chunks and `last` (beyond the buffer bound) are sent.
+  virtual void Close(std::string last = "") = 0;
   virtual bool closed() const = 0;
   // `on_close` runs once when the stream ends for any reason (client gone, Close, shutdown).
   virtual void OnClose(std::function<void()> on_close) = 0;
@@ -96,6 +99,9 @@ struct HttpServerOptions {
   size_t max_body_bytes = 3 * 1024 * 1024;
   int threads = 0;  // 0: one per core
   std::chrono::seconds idle_timeout{300};
+  // What one streamed response (a watch) may hold unsent: a client that does not read cannot
+  // make the server buffer without limit.
+  size_t max_stream_buffer_bytes = size_t{8} << 20;
 };
 
 class HttpServer {

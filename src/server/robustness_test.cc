@@ -267,6 +267,51 @@ class RawHttpTest : public RobustnessTest {
   }
 };
 
+// Finding: a watcher that never reads made the server buffer without limit until a 30 s write
+// deadline (16 of them: 985 MB). Past its buffer bound a watch ends with a 410 ERROR event, so
+// the client relists, as kube-apiserver closes such a watcher.
+class SlowWatcherTest : public RawHttpTest {
+ protected:
+  void Configure(ServerOptions& options) override {
+    options.tls = false;
+    options.max_watch_buffer_bytes = 256 << 10;
+  }
+};
+
+TEST_F(SlowWatcherTest, AWatcherThatDoesNotReadIsEndedWithAnErrorEvent) {
+  client::HttpConnection setup(endpoint());
+  CreateLease(setup, "busy");
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);  // before connect: a small window
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(server_->port());
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_TRUE(WriteAll(
+      fd, std::string("GET ") + kLeases + "?watch=1 HTTP/1.1\r\nHost: x\r\n" + Auth() + "\r\n"));
+  // 200 updates of 100 KB: 20 MB of events the watcher does not read.
+  std::string big(100 * 1024, 'x');
+  for (int i = 0; i < 200; ++i) {
+    auto reply = Send(setup, "PATCH", std::string(kLeases) + "/busy",
+                      R"({"metadata":{"annotations":{"a":")" + big + std::to_string(i) + R"("}}})",
+                      "application/merge-patch+json");
+    ASSERT_EQ(reply.status, 200) << reply.body.substr(0, 200);
+  }
+  timeval timeout{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  std::string stream = ReadUntil(fd, [](const std::string& in) {
+    return in.find("\r\n0\r\n\r\n") != std::string::npos;  // the chunked stream's end
+  });
+  close(fd);
+  EXPECT_NE(stream.find("\"type\":\"ERROR\""), std::string::npos) << stream.size();
+  EXPECT_NE(stream.find("the watcher read too slowly"), std::string::npos);
+  EXPECT_NE(stream.find("\"code\":410"), std::string::npos);
+  EXPECT_LT(stream.size(), size_t{12} << 20) << "far fewer than the 20 MB of events";
+  EXPECT_TRUE(Healthy());
+}
+
 // Finding: HEAD answers carried a body, so the next answer on a kept-alive connection was read
 // from the middle of it.
 TEST_F(RawHttpTest, HeadAnswersWithoutABodyAndTheConnectionStaysInStep) {

@@ -117,6 +117,7 @@ class ServerImpl final : public Server {
     http.cert_file = credentials_.server_cert_file;
     http.key_file = credentials_.server_key_file;
     http.threads = options.threads;
+    http.max_stream_buffer_bytes = options.max_watch_buffer_bytes;
     // A store whose reads block the calling HTTP thread for a network round trip (etcd; SQLite
     // reads memory) needs more threads to keep more requests in flight.
     if (http.threads == 0 && store_->ReadsBlock()) {

@@ -21,6 +21,8 @@ struct ServerOptions {
   bool tls = true;       // plain HTTP is for loopback tests only
   size_t watch_history = 100000;
   int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
+  // Unsent bytes one watch may hold before the server ends it with 410 (the client relists).
+  size_t max_watch_buffer_bytes = size_t{8} << 20;
   // Where objects live: "sqlite" (<data_dir>/tenure.db, one server) or "etcd" (an etcd v3
   // cluster; several servers with the same etcd_prefix and the same data_dir credentials, i.e.
   // a shared or copied data folder, are one service). data_dir still holds the credentials.

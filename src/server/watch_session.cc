@@ -41,7 +41,25 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     line +=
         RenderObject(options_.format, *options_.kind, options_.version, stored, revision, *clock_);
     line += "}\n";
-    return stream_->Write(std::move(line));
+    if (stream_->Write(std::move(line))) return true;
+    if (stream_->overflowed()) EndTooSlow();
+    return false;
+  }
+
+  // The client does not read its events fast enough: as kube-apiserver does with such a
+  // watcher, end it, here with a 410 so that the client relists instead of resuming a watch
+  // that would fall behind again.
+  void EndTooSlow() {
+    Status expired(Reason::kGone,
+                   "the watcher read too slowly: more than the server's stream buffer waited "
+                   "unsent; list again");
+    stream_->Close(ErrorLine(expired));
+  }
+
+  static std::string ErrorLine(const Status& status) {
+    return json{{"type", "ERROR"}, {"object", api::StatusToJson(status)}}.dump(
+               -1, ' ', false, json::error_handler_t::replace) +
+           "\n";
   }
 
   void OnEvents(const std::vector<store::Event>& events) {
@@ -56,15 +74,14 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     json object = {{"kind", std::string(options_.kind->kind)},
                    {"apiVersion", options_.kind->api_version(options_.version)},
                    {"metadata", {{"resourceVersion", std::to_string(last_revision_.load())}}}};
-    stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n");
+    if (!stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n") &&
+        stream_->overflowed()) {
+      EndTooSlow();
+    }
   }
 
   void SendExpired(const Status& status) {
-    Status expired(Reason::kGone, status.message());
-    stream_->Write(json{{"type", "ERROR"}, {"object", api::StatusToJson(expired)}}.dump(
-                       -1, ' ', false, json::error_handler_t::replace) +
-                   "\n");
-    stream_->Close();
+    stream_->Close(ErrorLine(Status(Reason::kGone, status.message())));
   }
 
   // Keeps the store watch alive while the stream is open; drops it when the stream ends.
