@@ -51,7 +51,7 @@ struct SqliteStoreOptions {
   std::string path;                        // database file, created when missing
   size_t watch_history_capacity = 100000;  // events kept for watches from a past revision
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;  // and at most this much of them
-  size_t max_batch_size = 1024;            // writes committed in one transaction at most
+  size_t max_batch_size = 1024;  // writes committed in one transaction at most
 };
 
 class SqliteStore : public Store {
