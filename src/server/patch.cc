@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -304,9 +308,10 @@ class Merger {
           return Status::BadRequest("invalid $retainKeys: must be a list of strings, got " +
                                     it->dump());
         }
+        std::unordered_set<json> retain(it->begin(), it->end());
         std::vector<std::string> drop;
         for (const auto& [key, value] : result.items()) {
-          if (std::find(it->begin(), it->end(), json(key)) == it->end()) drop.push_back(key);
+          if (!retain.contains(json(key))) drop.push_back(key);
         }
         for (const auto& key : drop) result.erase(key);
       }
@@ -318,10 +323,10 @@ class Merger {
         }
         auto target = result.find(field);
         if (target == result.end() || !target->is_array()) continue;
+        std::unordered_set<json> removed(value.begin(), value.end());
         json kept = json::array();
         for (const auto& element : *target) {
-          if (std::find(value.begin(), value.end(), element) == value.end())
-            kept.push_back(element);
+          if (!removed.contains(element)) kept.push_back(element);
         }
         if (kept.empty()) {
           result.erase(field);
@@ -425,15 +430,23 @@ class Merger {
     }
     if (replace) return Strip(patch);
 
+    // Linear in the lengths of both lists (hash lookups): a list of 40,000 finalizers once
+    // took 11.7 s here.
     json result = original.is_array() ? original : json::array();
     if (meta.strategy == ListStrategy::kPrimitiveSet) {
+      std::unordered_set<json> present(result.begin(), result.end());
       for (const auto& element : patch) {
         if (IsListDirective(element)) continue;
-        if (std::find(result.begin(), result.end(), element) == result.end()) {
-          result.push_back(element);
-        }
+        if (present.insert(element).second) result.push_back(element);
       }
       return result;
+    }
+    // The positions of the elements with each merge key, in list order (a search from the
+    // front finds the first); deleted ones leave a hole until the list is rebuilt.
+    std::vector<std::optional<json>> items(result.begin(), result.end());
+    std::unordered_map<json, std::deque<size_t>> by_key;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (const json* key = KeyOf(*items[i], meta.merge_key)) by_key[*key].push_back(i);
     }
     for (const auto& element : patch) {
       if (IsListDirective(element)) continue;
@@ -442,22 +455,28 @@ class Merger {
         return Status::BadRequest("map: " + element.dump() +
                                   " does not contain declared merge key: " + meta.merge_key);
       }
-      auto match = std::find_if(result.begin(), result.end(), [&](const json& item) {
-        const json* item_key = KeyOf(item, meta.merge_key);
-        return item_key != nullptr && *item_key == *key;
-      });
+      std::deque<size_t>& same_key = by_key[*key];
+      bool found = !same_key.empty();
       bool deleted = false;
-      auto merged = MergeMap(match != result.end() ? *match : json(), element, path, &deleted);
+      auto merged = MergeMap(found ? *items[same_key.front()] : json(), element, path, &deleted);
       if (!merged.ok()) return merged.status();
       if (deleted) {
-        if (match != result.end()) result.erase(match);
-      } else if (match != result.end()) {
-        *match = std::move(*merged);
+        if (found) {
+          items[same_key.front()].reset();
+          same_key.pop_front();  // a later duplicate is the one a search finds now
+        }
+      } else if (found) {
+        items[same_key.front()] = std::move(*merged);
       } else {
-        result.push_back(std::move(*merged));
+        same_key.push_back(items.size());
+        items.push_back(std::move(*merged));
       }
     }
-    return result;
+    json out = json::array();
+    for (auto& item : items) {
+      if (item) out.push_back(std::move(*item));
+    }
+    return out;
   }
 
   // Orders `list` as `order` says; elements `order` does not mention keep their relative order
@@ -470,17 +489,18 @@ class Merger {
       }
       return element;
     };
+    // The unused positions of each identity, in list order.
+    std::unordered_map<json, std::deque<size_t>> positions;
+    for (size_t i = 0; i < list.size(); ++i) positions[identity(list[i])].push_back(i);
     json ordered = json::array();
     std::vector<bool> used(list.size(), false);
     for (const auto& wanted : order) {
-      json wanted_id = identity(wanted);
-      for (size_t i = 0; i < list.size(); ++i) {
-        if (!used[i] && identity(list[i]) == wanted_id) {
-          ordered.push_back(list[i]);
-          used[i] = true;
-          break;
-        }
-      }
+      auto it = positions.find(identity(wanted));
+      if (it == positions.end() || it->second.empty()) continue;
+      size_t i = it->second.front();
+      it->second.pop_front();
+      ordered.push_back(list[i]);
+      used[i] = true;
     }
     for (size_t i = 0; i < list.size(); ++i) {
       if (!used[i]) ordered.push_back(list[i]);

@@ -227,6 +227,54 @@ TEST(PatchStrategicTest, DeleteFromPrimitiveListAndSetElementOrder) {
   EXPECT_FALSE((*emptied)["metadata"].contains("finalizers"));
 }
 
+// Finding: strategic merge and apply were quadratic in list lengths (40,000 finalizers: 11.7 s
+// on the request threads). Long lists merge correctly; the time is in bench/patch_bench.
+TEST(PatchStrategicTest, LongListsMergeAsShortOnesDo) {
+  constexpr int kN = 100000;
+  json target = J(kLease);
+  json& finalizers = target["metadata"]["finalizers"] = json::array();
+  for (int i = 0; i < kN; ++i) finalizers.push_back("f" + std::to_string(i));
+  json patch = {{"metadata",
+                 {{"finalizers", json::array()},
+                  {"$deleteFromPrimitiveList/finalizers", json::array()},
+                  {"$setElementOrder/finalizers", json::array()}}}};
+  for (int i = kN / 2; i < kN + kN / 2; ++i) {
+    patch["metadata"]["finalizers"].push_back("f" + std::to_string(i));
+  }
+  for (int i = 0; i < kN / 4; ++i) {
+    patch["metadata"]["$deleteFromPrimitiveList/finalizers"].push_back("f" + std::to_string(i));
+  }
+  for (int i = kN + kN / 2 - 1; i >= kN / 4; --i) {
+    patch["metadata"]["$setElementOrder/finalizers"].push_back("f" + std::to_string(i));
+  }
+  auto merged = ApplyStrategicMergePatch(target, patch);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  const json& out = (*merged)["metadata"]["finalizers"];
+  ASSERT_EQ(out.size(), static_cast<size_t>(kN + kN / 2 - kN / 4));
+  EXPECT_EQ(out.front(), "f" + std::to_string(kN + kN / 2 - 1));
+  EXPECT_EQ(out.back(), "f" + std::to_string(kN / 4));
+
+  // Owner references by uid, with deletions and duplicates in the stored list.
+  json owners = J(kLease);
+  json& refs = owners["metadata"]["ownerReferences"] = json::array();
+  for (int i = 0; i < kN / 10; ++i) refs.push_back({{"uid", "u" + std::to_string(i)}, {"n", 0}});
+  refs.push_back({{"uid", "u0"}, {"n", 9}});  // a duplicate: found after the first is deleted
+  json change = {{"metadata", {{"ownerReferences", json::array()}}}};
+  for (int i = 0; i < kN / 10; i += 2) {
+    change["metadata"]["ownerReferences"].push_back(
+        {{"uid", "u" + std::to_string(i)}, {"$patch", "delete"}});
+  }
+  change["metadata"]["ownerReferences"].push_back({{"uid", "u0"}, {"n", 1}});
+  change["metadata"]["ownerReferences"].push_back({{"uid", "new"}, {"n", 2}});
+  auto by_uid = ApplyStrategicMergePatch(owners, change);
+  ASSERT_TRUE(by_uid.ok()) << by_uid.status().ToString();
+  const json& kept = (*by_uid)["metadata"]["ownerReferences"];
+  ASSERT_EQ(kept.size(), static_cast<size_t>(kN / 20 + 2));
+  EXPECT_EQ(kept[0]["uid"], "u1");
+  EXPECT_EQ(kept[kN / 20], J(R"({"uid":"u0","n":1})"));
+  EXPECT_EQ(kept.back(), J(R"({"uid":"new","n":2})"));
+}
+
 // The patch kubectl 1.33 `apply` computed from the OpenAPI v3 documents (openapi.h) when a
 // manifest changed metadata.finalizers from [a, b] to [b, c].
 TEST(PatchStrategicTest, KubectlApplyPatch) {
