@@ -38,7 +38,10 @@ bool IsPublicPath(const std::string& path) {
 }  // namespace
 
 ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources)
-    : options_(std::move(options)), resources_(std::move(resources)), openapi_(options_.served) {}
+    : options_(std::move(options)),
+      resources_(std::move(resources)),
+      openapi_(options_.served),
+      admission_(options_.admission) {}
 
 HttpResponse ApiServer::Reject(const Status& status) { return ErrorResponse(status); }
 
@@ -77,7 +80,12 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
   }
   const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
   if (kind == nullptr) return responder->Reply(ErrorResponse(NotFoundPath()));
-  resources_->Handle(info, *kind, std::move(request), std::move(responder));
+  RequestClass cls = Classify(info, request);
+  auto shared_request = std::make_shared<HttpRequest>(std::move(request));
+  admission_.Run(cls, std::move(responder),
+                 [this, info, kind, shared_request](std::shared_ptr<Responder> admitted) {
+                   resources_->Handle(info, *kind, std::move(*shared_request), std::move(admitted));
+                 });
 }
 
 bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responder) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "server/admission.h"
 #include "server/discovery.h"
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
@@ -22,6 +23,7 @@ struct ApiServerOptions {
   EmulatedVersion version;
   std::string server_address;  // "127.0.0.1:6443", for /api's serverAddressByClientCIDRs
   std::shared_ptr<const MetricsEndpoint> metrics;  // GET /metrics (authenticated); null: 404
+  AdmissionOptions admission;
 };
 
 class ApiServer final : public HttpHandler {
@@ -39,6 +41,7 @@ class ApiServer final : public HttpHandler {
   ApiServerOptions options_;
   std::shared_ptr<ResourceApi> resources_;
   OpenApiV3Documents openapi_;
+  Admission admission_;
 };
 
 }  // namespace tenure::server

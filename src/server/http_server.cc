@@ -584,8 +584,23 @@ awaitable<void> Session<Stream>::Run() {
     parser.header_limit(64 * 1024);
     parser.body_limit(server_.options().max_body_bytes);
     beast::error_code ec;
+    // Three clocks, so that a client sending a byte now and then cannot hold a connection: the
+    // idle time before a request's first byte, the time for its head, the time for its body.
     connection_->Arm(server_.options().idle_timeout);
-    co_await http::async_read(stream_, buffer, parser, net::redirect_error(use_awaitable, ec));
+    if (buffer.size() == 0) {
+      size_t n = co_await stream_.async_read_some(buffer.prepare(16 * 1024),
+                                                  net::redirect_error(use_awaitable, ec));
+      buffer.commit(n);
+    }
+    if (!ec) {
+      connection_->Arm(server_.options().header_timeout);
+      co_await http::async_read_header(stream_, buffer, parser,
+                                       net::redirect_error(use_awaitable, ec));
+    }
+    if (!ec && !parser.is_done()) {
+      connection_->Arm(server_.options().body_timeout);
+      co_await http::async_read(stream_, buffer, parser, net::redirect_error(use_awaitable, ec));
+    }
     connection_->Disarm();
     if (connection_->timed_out) co_return;
     if (ec == http::error::body_limit) {
@@ -621,12 +636,19 @@ awaitable<void> Session<Stream>::Run() {
           Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
     }
     // Wait for the handler's answer: it arrives through the mailbox, maybe from another thread.
+    auto answer_by = std::chrono::steady_clock::now() + server_.options().request_timeout;
     for (;;) {
       {
         std::lock_guard lock(box->mu_);
         if (box->answered_) break;
+        if (std::chrono::steady_clock::now() >= answer_by) {
+          box->answered_ = true;
+          box->reply_ = server_.handler().Reject(
+              Status::Timeout("Timeout: request did not complete within the allotted timeout"));
+          break;
+        }
       }
-      box->timer_.expires_at(std::chrono::steady_clock::time_point::max());
+      box->timer_.expires_at(answer_by);
       co_await box->timer_.async_wait(net::redirect_error(use_awaitable, ec));
       if (server_.stopping()) co_return;
     }

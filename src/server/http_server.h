@@ -97,11 +97,19 @@ struct HttpServerOptions {
   std::string cert_file;  // PEM certificate chain (tls)
   std::string key_file;   // PEM private key (tls)
   size_t max_body_bytes = 3 * 1024 * 1024;
-  int threads = 0;  // 0: one per core
-  std::chrono::seconds idle_timeout{300};
+  int threads = 0;                         // 0: one per core
+  std::chrono::seconds idle_timeout{300};  // a kept-alive connection waiting for its next request
+  // From a request's first byte to the end of its head (kube-apiserver: 32 s), and then to the
+  // end of its body.
+  std::chrono::milliseconds header_timeout{32000};
+  std::chrono::milliseconds body_timeout{60000};
   // What one streamed response (a watch) may hold unsent: a client that does not read cannot
   // make the server buffer without limit.
   size_t max_stream_buffer_bytes = size_t{8} << 20;
+  // A request not answered in this time gets 504 (kube-apiserver's --request-timeout); its
+  // handler's later answer is dropped. Streams (watches) are answered at once and end by their
+  // own deadline.
+  std::chrono::milliseconds request_timeout{60000};
 };
 
 class HttpServer {

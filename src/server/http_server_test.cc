@@ -1,4 +1,5 @@
-// HttpServer behaviour that the REST tests do not reach: idle keep-alive connections end.
+// HttpServer behaviour that the REST tests do not reach: idle keep-alive connections end, slow
+// request heads and unanswered requests are timed out, a handler's exception is answered.
 #include "server/http_server.h"
 
 #include <arpa/inet.h>
@@ -7,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tenure::server {
 namespace {
@@ -19,8 +22,31 @@ class OkHandler : public HttpHandler {
     r.body = "{}";
     responder->Reply(std::move(r));
   }
-  HttpResponse Reject(const Status&) override { return HttpResponse{.status = 400}; }
+  HttpResponse Reject(const Status& status) override {
+    return HttpResponse{.status = status.code(), .body = status.message()};
+  }
 };
+
+// Never answers, or throws.
+class SilentHandler : public OkHandler {
+ public:
+  explicit SilentHandler(bool throws = false) : throws_(throws) {}
+  void Handle(HttpRequest, std::shared_ptr<Responder> responder) override {
+    if (throws_) throw std::runtime_error("a bug");
+    held_.push_back(std::move(responder));
+  }
+
+ private:
+  bool throws_;
+  std::vector<std::shared_ptr<Responder>> held_;
+};
+
+std::string Exchange(int fd, const std::string& request) {
+  EXPECT_EQ(send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+  char buf[4096];
+  ssize_t n = recv(fd, buf, sizeof buf, 0);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
 
 int ConnectTo(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -55,6 +81,49 @@ TEST(HttpServerTest, IdleKeepAliveConnectionIsClosed) {
   EXPECT_EQ(recv(fd, buf, sizeof buf, 0), 0);
   close(fd);
   (*server)->Stop();
+}
+
+// Finding: one 300 s deadline covered a whole request, so a client sending a byte a second held
+// a connection for 5 minutes. The head now has its own deadline.
+TEST(HttpServerTest, ASlowRequestHeadIsCutOff) {
+  HttpServerOptions options;
+  options.tls = false;
+  options.idle_timeout = std::chrono::seconds(60);
+  options.header_timeout = std::chrono::milliseconds(300);
+  auto server = HttpServer::Start(options, std::make_shared<OkHandler>());
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  int fd = ConnectTo((*server)->port());
+  ASSERT_GE(fd, 0);
+  std::string partial = "GET / HTTP/1.1\r\nHost: x\r\n";  // the head never ends
+  ASSERT_EQ(send(fd, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  char buf[64];
+  EXPECT_EQ(recv(fd, buf, sizeof buf, 0), 0) << "closed long before the idle timeout";
+  close(fd);
+  (*server)->Stop();
+}
+
+TEST(HttpServerTest, AnUnansweredRequestGets504AndAThrowingHandler500) {
+  HttpServerOptions options;
+  options.tls = false;
+  options.request_timeout = std::chrono::milliseconds(200);
+  auto silent = HttpServer::Start(options, std::make_shared<SilentHandler>());
+  ASSERT_TRUE(silent.ok()) << silent.status().ToString();
+  int fd = ConnectTo((*silent)->port());
+  ASSERT_GE(fd, 0);
+  std::string reply = Exchange(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 504") << reply;
+  EXPECT_NE(reply.find("did not complete within the allotted timeout"), std::string::npos);
+  close(fd);
+  (*silent)->Stop();
+
+  auto throwing = HttpServer::Start(options, std::make_shared<SilentHandler>(true));
+  ASSERT_TRUE(throwing.ok());
+  fd = ConnectTo((*throwing)->port());
+  reply = Exchange(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 500") << reply;
+  EXPECT_NE(reply.find("a bug"), std::string::npos);
+  close(fd);
+  (*throwing)->Stop();
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ class ServerImpl final : public Server {
     http.key_file = credentials_.server_key_file;
     http.threads = options.threads;
     http.max_stream_buffer_bytes = options.max_watch_buffer_bytes;
+    http.request_timeout = options.request_timeout;
     // A store whose reads block the calling HTTP thread for a network round trip (etcd; SQLite
     // reads memory) needs more threads to keep more requests in flight.
     if (http.threads == 0 && store_->ReadsBlock()) {
@@ -129,6 +130,7 @@ class ServerImpl final : public Server {
     api_options.server_address = options.address + ":" + std::to_string(options.port);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
     api_options.metrics = metrics_;
+    api_options.admission = options.admission;
     auto handler = std::make_shared<ApiServer>(api_options, resources);
     auto server = HttpServer::Start(http, handler);
     if (!server.ok()) return server.status();

@@ -2,12 +2,14 @@
 // credentials and the built-in namespaces, and serves the Kubernetes API until Stop().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "server/admission.h"
 #include "server/credentials.h"
 #include "store/etcd_store.h"
 #include "tenure/status.h"
@@ -23,6 +25,9 @@ struct ServerOptions {
   int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
   // Unsent bytes one watch may hold before the server ends it with 410 (the client relists).
   size_t max_watch_buffer_bytes = size_t{8} << 20;
+  // A request not answered in this time gets 504 Timeout.
+  std::chrono::milliseconds request_timeout{60000};
+  AdmissionOptions admission;  // in-flight limits per priority level, the expensive pool
   // Where objects live: "sqlite" (<data_dir>/tenure.db, one server) or "etcd" (an etcd v3
   // cluster; several servers with the same etcd_prefix and the same data_dir credentials, i.e.
   // a shared or copied data folder, are one service). data_dir still holds the credentials.

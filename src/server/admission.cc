@@ -1,0 +1,168 @@
+// Admission: request classes, in-flight limits per priority level, the expensive pool.
+#include "server/admission.h"
+
+#include "server/response_format.h"
+
+namespace tenure::server {
+namespace {
+
+bool IsLeaderElectionKind(const RequestInfo& info) {
+  return info.group == "coordination.k8s.io" &&
+         (info.resource == "leases" || info.resource == "leasecandidates");
+}
+
+// Frees its admission place once the request is answered (or dropped unanswered).
+class AdmittedResponder final : public Responder {
+ public:
+  // `submit`: where Post sends further work (the expensive pool for an expensive request; null:
+  // the connection's thread).
+  AdmittedResponder(std::shared_ptr<Responder> inner, std::atomic<size_t>* inflight,
+                    std::function<bool(std::function<void()>)> submit)
+      : inner_(std::move(inner)), inflight_(inflight), submit_(std::move(submit)) {}
+  ~AdmittedResponder() override { Release(); }
+
+  void Reply(HttpResponse response) override {
+    Release();
+    inner_->Reply(std::move(response));
+  }
+  void ReplyWith(std::function<HttpResponse()> make) override {
+    Release();
+    inner_->ReplyWith(std::move(make));
+  }
+  std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
+                                         std::chrono::steady_clock::time_point deadline,
+                                         std::chrono::milliseconds idle_interval,
+                                         std::function<void()> idle) override {
+    Release();
+    return inner_->Stream(status, std::move(content_type), deadline, idle_interval,
+                          std::move(idle));
+  }
+  void Post(std::function<void()> work) override {
+    if (submit_) {
+      auto shared = std::make_shared<std::function<void()>>(std::move(work));
+      if (submit_([shared] { (*shared)(); })) return;
+      work = std::move(*shared);
+    }
+    inner_->Post(std::move(work));
+  }
+
+ private:
+  void Release() {
+    if (!released_.exchange(true)) inflight_->fetch_sub(1);
+  }
+  std::shared_ptr<Responder> inner_;
+  std::atomic<size_t>* inflight_;
+  std::function<bool(std::function<void()>)> submit_;
+  std::atomic<bool> released_{false};
+};
+
+Status TooManyRequests() {
+  // kube-apiserver's words (its max-in-flight filter), and Retry-After: 1.
+  Status status(Reason::kTooManyRequests, "Too many requests, please try again later.");
+  StatusDetails details;
+  details.retry_after_seconds = 1;
+  status.set_details(std::move(details));
+  return status;
+}
+
+}  // namespace
+
+RequestClass Classify(const RequestInfo& info, const HttpRequest& request) {
+  RequestClass cls;
+  const std::string& verb = info.verb;
+  cls.long_running = verb == "watch";
+  bool read_only = verb == "get" || verb == "list" || verb == "watch";
+  bool small = request.body.size() <= kExpensiveBodyBytes;
+  cls.expensive = verb == "list" || verb == "deletecollection" || !small;
+  bool single_object = !info.name.empty() || verb == "create";
+  if (single_object && small &&
+      (IsLeaderElectionKind(info) || (info.group.empty() && info.resource == "configmaps" &&
+                                      (verb == "get" || verb == "update" || verb == "create")))) {
+    cls.level = PriorityLevel::kLeaderElection;
+  } else {
+    cls.level = read_only ? PriorityLevel::kReadOnly : PriorityLevel::kMutating;
+  }
+  return cls;
+}
+
+const char* PriorityLevelName(PriorityLevel level) {
+  switch (level) {
+    case PriorityLevel::kLeaderElection:
+      return "leader-election";
+    case PriorityLevel::kReadOnly:
+      return "read-only";
+    case PriorityLevel::kMutating:
+      return "mutating";
+  }
+  return "unknown";
+}
+
+Admission::Admission(AdmissionOptions options) : options_(options) {
+  LevelOf(PriorityLevel::kLeaderElection).limit = options_.max_leader_election_inflight;
+  LevelOf(PriorityLevel::kReadOnly).limit = options_.max_read_only_inflight;
+  LevelOf(PriorityLevel::kMutating).limit = options_.max_mutating_inflight;
+  for (size_t i = 0; i < std::max<size_t>(1, options_.expensive_threads); ++i) {
+    pool_.emplace_back(kHandlerStackBytes, [this] { RunPool(); });
+  }
+}
+
+Admission::~Admission() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (StackThread& t : pool_) t.join();
+}
+
+void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
+                    std::function<void(std::shared_ptr<Responder>)> handle) {
+  if (cls.long_running) return handle(std::move(responder));
+  Level& level = LevelOf(cls.level);
+  if (level.inflight.fetch_add(1) >= level.limit) {
+    level.inflight.fetch_sub(1);
+    level.rejected.fetch_add(1);
+    return responder->Reply(ErrorResponse(TooManyRequests()));
+  }
+  std::function<bool(std::function<void()>)> submit;
+  if (cls.expensive)
+    submit = [this](std::function<void()> work) { return Submit(std::move(work)); };
+  auto admitted =
+      std::make_shared<AdmittedResponder>(std::move(responder), &level.inflight, std::move(submit));
+  if (!cls.expensive) return handle(std::move(admitted));
+  if (!Submit([handle = std::move(handle), admitted] { handle(admitted); })) {
+    level.rejected.fetch_add(1);
+    admitted->Reply(ErrorResponse(TooManyRequests()));
+  }
+}
+
+bool Admission::Submit(std::function<void()> work) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= options_.expensive_queue) return false;
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void Admission::RunPool() {
+  pthread_setname_np(pthread_self(), "tenure-expensive");
+  while (true) {
+    std::function<void()> work;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();
+  }
+}
+
+size_t Admission::inflight(PriorityLevel level) const { return LevelOf(level).inflight.load(); }
+
+uint64_t Admission::rejected(PriorityLevel level) const { return LevelOf(level).rejected.load(); }
+
+}  // namespace tenure::server

@@ -1,0 +1,90 @@
+// Admission: what keeps the server answering leaders under abuse, modelled on kube-apiserver's
+// max-requests-inflight limits and API Priority and Fairness (which gives leader election its
+// own priority level), and doing at least as well for lease traffic:
+//  - every resource request gets a priority level: leader election (single-object reads and
+//    writes of Leases and LeaseCandidates, and small ones of ConfigMaps, which ConfigMap locks
+//    use), read-only or mutating; each level has its own in-flight limit, so a flood of other
+//    requests never takes a renewal's place. Over the limit: 429 with Retry-After.
+//  - expensive requests (lists, deletecollection, bodies over kExpensiveBodyBytes) run on their
+//    own small pool of threads with a bounded queue (full: 429), never on the threads that
+//    serve renewals.
+//  - watches are long-running: not counted (kube-apiserver does not count them either).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/http_server.h"
+#include "server/request_info.h"
+#include "server/stack_thread.h"
+
+namespace tenure::server {
+
+enum class PriorityLevel { kLeaderElection, kReadOnly, kMutating };
+
+struct RequestClass {
+  PriorityLevel level = PriorityLevel::kReadOnly;
+  bool long_running = false;  // watch: exempt from the limits
+  bool expensive = false;     // runs on the expensive pool
+};
+
+// A body larger than this makes a request expensive (its decoding, patching and validation).
+inline constexpr size_t kExpensiveBodyBytes = 64 * 1024;
+
+RequestClass Classify(const RequestInfo& info, const HttpRequest& request);
+const char* PriorityLevelName(PriorityLevel level);
+
+struct AdmissionOptions {
+  // kube-apiserver's --max-requests-inflight / --max-mutating-requests-inflight defaults.
+  size_t max_read_only_inflight = 400;
+  size_t max_mutating_inflight = 200;
+  size_t max_leader_election_inflight = 1000;
+  size_t expensive_threads = 2;
+  size_t expensive_queue = 64;  // waiting expensive requests beyond the running ones
+};
+
+// The in-flight counts per level and the expensive pool. Thread-safe.
+class Admission {
+ public:
+  explicit Admission(AdmissionOptions options);
+  ~Admission();  // finishes queued work, joins the pool
+
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+
+  // Admits a request of `cls` and runs `handle` with a responder that frees its place when it
+  // answers (inline, or on the expensive pool); or answers 429 itself.
+  void Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
+           std::function<void(std::shared_ptr<Responder>)> handle);
+
+  size_t inflight(PriorityLevel level) const;
+  uint64_t rejected(PriorityLevel level) const;
+
+ private:
+  struct Level {
+    size_t limit = 0;
+    std::atomic<size_t> inflight{0};
+    std::atomic<uint64_t> rejected{0};
+  };
+  Level& LevelOf(PriorityLevel level) { return levels_[static_cast<size_t>(level)]; }
+  const Level& LevelOf(PriorityLevel level) const { return levels_[static_cast<size_t>(level)]; }
+  bool Submit(std::function<void()> work);
+  void RunPool();
+
+  AdmissionOptions options_;
+  Level levels_[3];
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<StackThread> pool_;
+};
+
+}  // namespace tenure::server

@@ -1,0 +1,130 @@
+// Admission: request classes, per-level in-flight limits (429 with Retry-After), the expensive
+// pool off the request threads.
+#include "server/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace tenure::server {
+namespace {
+
+// Records its answer; never streams.
+class RecordingResponder : public Responder {
+ public:
+  void Reply(HttpResponse response) override {
+    std::lock_guard lock(mu_);
+    replies_.push_back(std::move(response));
+  }
+  std::shared_ptr<ResponseStream> Stream(int, std::string, std::chrono::steady_clock::time_point,
+                                         std::chrono::milliseconds,
+                                         std::function<void()>) override {
+    return nullptr;
+  }
+  std::vector<HttpResponse> replies() {
+    std::lock_guard lock(mu_);
+    return replies_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<HttpResponse> replies_;
+};
+
+HttpRequest Request(const std::string& method, const std::string& path, size_t body = 0) {
+  HttpRequest r;
+  r.method = method;
+  r.path = path;
+  r.body.assign(body, ' ');
+  return r;
+}
+
+RequestClass ClassOf(const std::string& method, const std::string& path, size_t body = 0,
+                     bool watch = false) {
+  HttpRequest r = Request(method, path, body);
+  if (watch) r.query.emplace("watch", "true");
+  return Classify(ParseRequestInfo(r), r);
+}
+
+TEST(AdmissionTest, LeaderElectionTrafficHasItsOwnLevel) {
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/ns/leases";
+  EXPECT_EQ(ClassOf("GET", leases + "/l").level, PriorityLevel::kLeaderElection);
+  EXPECT_EQ(ClassOf("PUT", leases + "/l", 500).level, PriorityLevel::kLeaderElection);
+  EXPECT_EQ(ClassOf("POST", leases, 500).level, PriorityLevel::kLeaderElection);
+  EXPECT_EQ(ClassOf("PUT", "/api/v1/namespaces/ns/configmaps/lock", 500).level,
+            PriorityLevel::kLeaderElection);
+  // A list is expensive, and not leader election; a huge body neither.
+  RequestClass list = ClassOf("GET", leases);
+  EXPECT_EQ(list.level, PriorityLevel::kReadOnly);
+  EXPECT_TRUE(list.expensive);
+  RequestClass huge = ClassOf("PUT", "/api/v1/namespaces/ns/configmaps/big", 1 << 20);
+  EXPECT_EQ(huge.level, PriorityLevel::kMutating);
+  EXPECT_TRUE(huge.expensive);
+  EXPECT_EQ(ClassOf("PATCH", "/api/v1/namespaces/ns/configmaps/c", 100).level,
+            PriorityLevel::kMutating);
+  EXPECT_EQ(ClassOf("GET", "/api/v1/namespaces/ns/events/e").level, PriorityLevel::kReadOnly);
+  EXPECT_TRUE(ClassOf("GET", leases, 0, /*watch=*/true).long_running);
+  EXPECT_FALSE(ClassOf("PUT", leases + "/l", 500).expensive);
+}
+
+TEST(AdmissionTest, EachLevelHasItsLimitAndAnswers429WithRetryAfter) {
+  AdmissionOptions options;
+  options.max_read_only_inflight = 2;
+  options.max_leader_election_inflight = 1;
+  Admission admission(options);
+  RequestClass read{PriorityLevel::kReadOnly, false, false};
+  RequestClass lease{PriorityLevel::kLeaderElection, false, false};
+  std::vector<std::shared_ptr<Responder>> held;  // admitted, not answered yet
+  auto hold = [&](std::shared_ptr<Responder> r) { held.push_back(std::move(r)); };
+  for (int i = 0; i < 2; ++i) admission.Run(read, std::make_shared<RecordingResponder>(), hold);
+  auto rejected = std::make_shared<RecordingResponder>();
+  admission.Run(read, rejected, hold);
+  ASSERT_EQ(rejected->replies().size(), 1u);
+  EXPECT_EQ(rejected->replies()[0].status, 429);
+  EXPECT_EQ(rejected->replies()[0].headers,
+            (std::vector<std::pair<std::string, std::string>>{{"Retry-After", "1"}}));
+  EXPECT_EQ(admission.rejected(PriorityLevel::kReadOnly), 1u);
+  // Leader election is not affected by the full read-only level.
+  admission.Run(lease, std::make_shared<RecordingResponder>(), hold);
+  EXPECT_EQ(admission.inflight(PriorityLevel::kLeaderElection), 1u);
+  // An answer frees the place; so does dropping the responder unanswered.
+  held[0]->Reply(HttpResponse{});
+  EXPECT_EQ(admission.inflight(PriorityLevel::kReadOnly), 1u);
+  held.clear();
+  EXPECT_EQ(admission.inflight(PriorityLevel::kReadOnly), 0u);
+  EXPECT_EQ(admission.inflight(PriorityLevel::kLeaderElection), 0u);
+  // Watches are not counted.
+  RequestClass watch{PriorityLevel::kReadOnly, true, false};
+  for (int i = 0; i < 5; ++i) admission.Run(watch, std::make_shared<RecordingResponder>(), hold);
+  EXPECT_EQ(held.size(), 5u);
+  EXPECT_EQ(admission.inflight(PriorityLevel::kReadOnly), 0u);
+}
+
+TEST(AdmissionTest, ExpensiveRequestsRunOnTheirPoolWithABoundedQueue) {
+  AdmissionOptions options;
+  options.expensive_threads = 1;
+  options.expensive_queue = 1;
+  Admission admission(options);
+  RequestClass expensive{PriorityLevel::kReadOnly, false, true};
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<std::thread::id> ran_on;
+  auto blocker = std::make_shared<RecordingResponder>();
+  admission.Run(expensive, blocker, [&](std::shared_ptr<Responder> r) {
+    ran_on.set_value(std::this_thread::get_id());
+    released.wait();
+    r->Reply(HttpResponse{});
+  });
+  EXPECT_NE(ran_on.get_future().get(), std::this_thread::get_id());
+  auto queued = std::make_shared<RecordingResponder>();
+  admission.Run(expensive, queued, [](std::shared_ptr<Responder> r) { r->Reply(HttpResponse{}); });
+  auto refused = std::make_shared<RecordingResponder>();
+  admission.Run(expensive, refused, [](std::shared_ptr<Responder> r) { r->Reply(HttpResponse{}); });
+  ASSERT_EQ(refused->replies().size(), 1u);
+  EXPECT_EQ(refused->replies()[0].status, 429);
+  release.set_value();
+}
+
+}  // namespace
+}  // namespace tenure::server
