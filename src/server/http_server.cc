@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "api/url.h"
+#include "server/connection_limits.h"
 #include "server/stack_thread.h"
 
 namespace tenure::server {
@@ -399,6 +400,11 @@ class HttpServerImpl final : public HttpServer {
   ~HttpServerImpl() override { Stop(); }
 
   Status Init() {
+    size_t open_files = RaiseOpenFileLimit();
+    size_t max_total = options_.max_connections;
+    if (max_total == 0)
+      max_total = std::min<size_t>(100000, open_files > 512 ? open_files - 256 : 256);
+    limits_ = std::make_unique<ConnectionLimits>(max_total, options_.max_connections_per_client);
     if (options_.tls) {
       ssl_.set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
                        net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
@@ -488,6 +494,8 @@ class HttpServerImpl final : public HttpServer {
 
  private:
   awaitable<void> Accept() {
+    net::steady_timer pause(accept_strand_);
+    auto backoff = std::chrono::milliseconds(0);
     for (;;) {
       beast::error_code ec;
       auto strand = net::make_strand(io_->get_executor());
@@ -495,10 +503,24 @@ class HttpServerImpl final : public HttpServer {
       co_await acceptor_.async_accept(socket, net::redirect_error(use_awaitable, ec));
       if (ec) {
         if (!acceptor_.is_open()) co_return;
-        continue;  // e.g. EMFILE: keep accepting
+        // Out of file descriptors (or another failure): the pending connection stays in the
+        // backlog and accepting again at once would spin. Wait, longer each time (5 ms to 1 s).
+        backoff =
+            std::clamp(backoff * 2, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+        pause.expires_after(backoff);
+        co_await pause.async_wait(net::redirect_error(use_awaitable, ec));
+        if (!acceptor_.is_open()) co_return;
+        continue;
+      }
+      backoff = std::chrono::milliseconds(0);
+      std::string client = socket.remote_endpoint(ec).address().to_string(ec);
+      std::shared_ptr<void> place = limits_->Admit(client);
+      if (place == nullptr) {
+        socket.close(ec);  // a limit is reached: this connection is not served
+        continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
-      net::co_spawn(strand, Serve(std::move(socket), strand), net::detached);
+      net::co_spawn(strand, Serve(std::move(socket), strand, std::move(place)), net::detached);
     }
   }
 
@@ -526,7 +548,9 @@ class HttpServerImpl final : public HttpServer {
     }
   }
 
-  awaitable<void> Serve(tcp::socket socket, Mailbox::Executor strand) {
+  // `place`: the connection's place in the limits, freed when the connection ends.
+  awaitable<void> Serve(tcp::socket socket, Mailbox::Executor strand, std::shared_ptr<void> place) {
+    std::shared_ptr<void> held = std::move(place);  // until this coroutine ends
     auto connection = std::make_shared<Connection>(strand);
     if (options_.tls) {
       beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), ssl_);
@@ -566,6 +590,7 @@ class HttpServerImpl final : public HttpServer {
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
   std::vector<StackThread> threads_;  // handlers recurse over client JSON: a known stack
+  std::unique_ptr<ConnectionLimits> limits_;
   std::atomic<bool> stopped_{false};
   std::mutex threads_mu_;
   std::condition_variable threads_done_;

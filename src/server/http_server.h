@@ -110,6 +110,11 @@ struct HttpServerOptions {
   // handler's later answer is dropped. Streams (watches) are answered at once and end by their
   // own deadline.
   std::chrono::milliseconds request_timeout{60000};
+  // Open connections at most (0: the open-file limit, raised to its hard limit, minus 256 for
+  // the store and the rest), and from one client address. Past a limit a new connection is
+  // closed at once.
+  size_t max_connections = 0;
+  size_t max_connections_per_client = 1024;
 };
 
 class HttpServer {

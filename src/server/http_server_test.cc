@@ -126,5 +126,36 @@ TEST(HttpServerTest, AnUnansweredRequestGets504AndAThrowingHandler500) {
   (*throwing)->Stop();
 }
 
+// Finding: there was no connection cap: one client's thousands of idle connections could take
+// every file descriptor. Past the per-client cap a new connection is closed at once.
+TEST(HttpServerTest, AClientPastItsConnectionCapIsClosedAtOnce) {
+  HttpServerOptions options;
+  options.tls = false;
+  options.max_connections_per_client = 3;
+  auto server = HttpServer::Start(options, std::make_shared<OkHandler>());
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  std::vector<int> open;
+  for (int i = 0; i < 3; ++i) {
+    open.push_back(ConnectTo((*server)->port()));
+    EXPECT_EQ(Exchange(open.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n").substr(0, 12),
+              "HTTP/1.1 200");
+  }
+  int refused = ConnectTo((*server)->port());
+  EXPECT_EQ(Exchange(refused, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"), "");
+  close(refused);
+  close(open.back());
+  open.pop_back();
+  // Once the server saw that connection end, a new one is served again.
+  std::string reply;
+  for (int attempt = 0; attempt < 100 && reply.empty(); ++attempt) {
+    int fd = ConnectTo((*server)->port());
+    reply = Exchange(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    close(fd);
+  }
+  EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 200");
+  for (int fd : open) close(fd);
+  (*server)->Stop();
+}
+
 }  // namespace
 }  // namespace tenure::server
