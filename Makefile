@@ -1,14 +1,16 @@
 # tenure: `make demo` builds everything and runs `tenure demo`; `make test` builds and runs every
-# test (release build, then AddressSanitizer+UBSan and ThreadSanitizer builds of the unit tests).
+# test (release build, then AddressSanitizer+UBSan and ThreadSanitizer builds of the unit tests,
+# then a short run of every libFuzzer target).
 # Both install missing Debian packages first (scripts/bootstrap.sh).
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap build demo test test-release test-asan test-tsan bench chaos format clean
+.PHONY: all bootstrap build demo test test-release test-asan test-tsan fuzz-build test-fuzz fuzz bench chaos format clean
 
 all: build
 
@@ -22,7 +24,7 @@ build: bootstrap
 demo: build
 	$(BUILD)/src/cli/tenure demo
 
-test: test-release test-asan test-tsan
+test: test-release test-asan test-tsan test-fuzz
 
 # Tests run two at a time: most of them wait on timers and processes, not on the CPU.
 test-release: build
@@ -43,6 +45,22 @@ test-tsan: bootstrap
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/coordination/coordination_test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/tests/cpp/library_server_test
 
+# Every fuzz target for FUZZ_TEST_SECONDS from its seed corpus (clang, ASan + UBSan).
+FUZZ_TEST_SECONDS ?= 20
+fuzz-build: bootstrap
+	@CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=fuzzer \
+	  -DTENURE_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) > /dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+test-fuzz: fuzz-build
+	ctest --test-dir $(FUZZ_BUILD) -j$(JOBS) --output-on-failure
+
+# The long fuzz run (outside CI): FUZZ_SECONDS per target; figures in docs/reliability.md.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@$(MAKE) --no-print-directory fuzz-build FUZZ_TEST_SECONDS=$(FUZZ_SECONDS)
+	ctest --test-dir $(FUZZ_BUILD) -j$(JOBS) --output-on-failure --timeout $$(( $(FUZZ_SECONDS) + 300 ))
+
 bench: build
 	$(BUILD)/bench/server_bench
 
@@ -58,4 +76,4 @@ format: bootstrap
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

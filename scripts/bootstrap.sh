@@ -12,6 +12,7 @@ packages=(
   etcd-server etcd-client
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   prometheus faketime
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -15,6 +15,14 @@ rounds="${2:-1000}"
 shift $(( $# >= 2 ? 2 : 1 ))
 export TENURE_BIN="${TENURE_BIN:-$repo/build/src/cli/tenure}"
 export TENURE_ELECT="${TENURE_ELECT:-$repo/build/examples/tenure-elect}"
+# Relative paths name files from the repository (the suite runs in tests/integration).
+if [[ -n "${TENURE_CLOCK_SKEW_LIB:-}" ]]; then
+  export TENURE_CLOCK_SKEW_LIB="$(cd "$repo" && realpath -m "$TENURE_CLOCK_SKEW_LIB")"
+  if [[ ! -f "$TENURE_CLOCK_SKEW_LIB" ]]; then
+    echo "chaos: $TENURE_CLOCK_SKEW_LIB is not built (make)" >&2
+    exit 2
+  fi
+fi
 for bin in "$TENURE_BIN" "$TENURE_ELECT"; do
   if [[ ! -x "$bin" ]]; then
     echo "chaos: $bin is not built (make, or set TENURE_BIN / TENURE_ELECT)" >&2

@@ -163,6 +163,27 @@ void Admission::RunPool() {
 
 size_t Admission::inflight(PriorityLevel level) const { return LevelOf(level).inflight.load(); }
 
+std::string Admission::RenderMetrics() const {
+  constexpr PriorityLevel kLevels[] = {PriorityLevel::kLeaderElection, PriorityLevel::kReadOnly,
+                                       PriorityLevel::kMutating};
+  std::string out =
+      "# HELP tenure_server_inflight_requests Requests being served, by priority level.\n"
+      "# TYPE tenure_server_inflight_requests gauge\n";
+  for (PriorityLevel level : kLevels) {
+    out += "tenure_server_inflight_requests{priority_level=\"" +
+           std::string(PriorityLevelName(level)) + "\"} " + std::to_string(inflight(level)) + "\n";
+  }
+  out +=
+      "# HELP tenure_server_rejected_requests_total Requests answered 429 (a limit was reached), "
+      "by priority level.\n"
+      "# TYPE tenure_server_rejected_requests_total counter\n";
+  for (PriorityLevel level : kLevels) {
+    out += "tenure_server_rejected_requests_total{priority_level=\"" +
+           std::string(PriorityLevelName(level)) + "\"} " + std::to_string(rejected(level)) + "\n";
+  }
+  return out;
+}
+
 uint64_t Admission::rejected(PriorityLevel level) const { return LevelOf(level).rejected.load(); }
 
 }  // namespace tenure::server

@@ -66,6 +66,9 @@ class Admission {
 
   size_t inflight(PriorityLevel level) const;
   uint64_t rejected(PriorityLevel level) const;
+  // Prometheus families: tenure_server_inflight_requests and
+  // tenure_server_rejected_requests_total, by priority_level.
+  std::string RenderMetrics() const;
 
  private:
   struct Level {

@@ -31,6 +31,7 @@ class ApiServer final : public HttpHandler {
   ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources);
   void Handle(HttpRequest request, std::shared_ptr<Responder> responder) override;
   HttpResponse Reject(const Status& status) override;
+  const Admission& admission() const { return admission_; }
 
  private:
   bool Authenticated(const HttpRequest& request) const;

@@ -18,8 +18,8 @@
 #include <optional>
 #include <thread>
 
-#include "api/url.h"
 #include "server/connection_limits.h"
+#include "server/http_request_beast.h"
 #include "server/stack_thread.h"
 
 namespace tenure::server {
@@ -38,21 +38,6 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using net::awaitable;
 using net::use_awaitable;
-
-std::string HttpRequest::header(const std::string& lower_name) const {
-  for (const auto& [name, value] : headers) {
-    if (name == lower_name) return value;
-  }
-  return std::string();
-}
-
-std::string HttpRequest::param(const std::string& name) const {
-  auto range = query.equal_range(name);
-  if (range.first == range.second) return "";
-  return std::prev(range.second)->second;
-}
-
-bool HttpRequest::has_param(const std::string& name) const { return query.count(name) > 0; }
 
 namespace {
 
@@ -274,36 +259,6 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   bool hangup_watch_running_ = false;
   std::vector<std::function<void()>> on_close_;
 };
-
-HttpRequest ToRequest(http::request<http::string_body>&& raw, bool tls) {
-  HttpRequest req;
-  req.method = std::string(raw.method_string());
-  req.target = std::string(raw.target());
-  std::string_view target = req.target;
-  size_t q = target.find('?');
-  req.path = api::PercentDecode(target.substr(0, q));
-  if (q != std::string_view::npos) req.query = api::ParseQuery(target.substr(q + 1));
-  req.headers.reserve(16);
-  for (const auto& field : raw) {
-    auto raw_name = field.name_string();
-    std::string name(raw_name.size(), '\0');
-    for (size_t i = 0; i < raw_name.size(); ++i) {
-      char c = raw_name[i];
-      name[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-    }
-    auto it = std::find_if(req.headers.begin(), req.headers.end(),
-                           [&](const auto& h) { return h.first == name; });
-    if (it == req.headers.end()) {
-      req.headers.emplace_back(std::move(name), std::string(field.value()));
-    } else {
-      it->second += ',';
-      it->second.append(field.value().data(), field.value().size());
-    }
-  }
-  req.body = std::move(raw.body());
-  req.tls = tls;
-  return req;
-}
 
 class HttpServerImpl;
 
@@ -605,9 +560,8 @@ template <typename Stream>
 awaitable<void> Session<Stream>::Run() {
   beast::flat_buffer buffer;
   for (;;) {
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(64 * 1024);
-    parser.body_limit(server_.options().max_body_bytes);
+    BeastRequestParser parser;
+    ConfigureParser(parser, server_.options().max_body_bytes);
     beast::error_code ec;
     // Three clocks, so that a client sending a byte now and then cannot hold a connection: the
     // idle time before a request's first byte, the time for its head, the time for its body.

@@ -132,6 +132,10 @@ class ServerImpl final : public Server {
     api_options.metrics = metrics_;
     api_options.admission = options.admission;
     auto handler = std::make_shared<ApiServer>(api_options, resources);
+    metrics_->Add([weak = std::weak_ptr<ApiServer>(handler)] {
+      auto api = weak.lock();
+      return api ? api->admission().RenderMetrics() : std::string();
+    });
     auto server = HttpServer::Start(http, handler);
     if (!server.ok()) return server.status();
     http_ = std::move(*server);

@@ -1217,13 +1217,13 @@ def ci_plan(family: str | None = None) -> list[PlanItem]:
     return [p for p in plan if family is None or FAULTS[p.fault].family == family]
 
 
-def long_cycle() -> list[tuple[str, str, str]]:
-    """Every applicable (fault, store, kind), grouped by world, candidates' configuration changes
-    last within a world (graceful scenarios use a stop delay)."""
+def long_cycle(family: str | None = None) -> list[tuple[str, str, str]]:
+    """Every applicable (fault, store, kind) (of one family, if given), grouped by world,
+    candidates' configuration changes last within a world (graceful scenarios use a stop delay)."""
     out = []
     for store in ("sqlite", "etcd"):
         for kind in WORLD_KINDS:
-            faults = [f for f in FAULTS.values() if applies(f, store, kind)]
+            faults = [f for f in FAULTS.values() if applies(f, store, kind) and family in (None, f.family)]
             faults.sort(key=lambda f: (bool(f.overrides), f.family == "clock"))
             out += [(f.name, store, kind) for f in faults]
     return out
@@ -1290,13 +1290,14 @@ class Suite:
             out += self.run(item.fault, item.store, item.kind, item.rounds)
         return out
 
-    def run_long(self, leader_changes: int, batch: int = 3, max_seconds: float | None = None) -> list[fo.RoundResult]:
+    def run_long(self, leader_changes: int, batch: int = 3, max_seconds: float | None = None,
+                 family: str | None = None) -> list[fo.RoundResult]:
         """Cycles through every fault, store and kind, `batch` rounds each, until at least
         `leader_changes` leader changes were observed (or max_seconds passed)."""
         out: list[fo.RoundResult] = []
         changes = 0
         while changes < leader_changes:
-            for fault, store, kind in long_cycle():
+            for fault, store, kind in long_cycle(family):
                 for r in self.run(fault, store, kind, batch):
                     out.append(r)
                     changes += r.leader_changes
@@ -1346,7 +1347,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1000, help="long: run until at least this many leader changes")
     ap.add_argument("--batch", type=int, default=3, help="long: rounds of one fault before the next")
     ap.add_argument("--max-seconds", type=float, default=None, help="long: stop after this long anyway")
-    ap.add_argument("--family", default=None, help="ci: only this fault family")
+    ap.add_argument("--family", default=None, help="only this fault family")
     ap.add_argument("--report", default=None, help="write the JSON report here")
     a = ap.parse_args(argv)
     tenure_bin()
@@ -1356,7 +1357,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.profile == "ci":
             results = suite.run_plan(ci_plan(a.family))
         else:
-            results = suite.run_long(a.rounds, a.batch, a.max_seconds)
+            results = suite.run_long(a.rounds, a.batch, a.max_seconds, a.family)
     finally:
         suite.close()
     report = suite.report(a.profile, results)

@@ -66,6 +66,11 @@ class MetricsTest(ServerTestCase):
             self.assertIn(name, samples(text), text)
         self.assertEqual(types["tenure_coordination_elections_total"], "counter")
         self.assertEqual(types["tenure_coordination_leading"], "gauge")
+        # Admission: in-flight requests and 429s by priority level (the scrape itself is one).
+        self.assertEqual(types.get("tenure_server_inflight_requests"), "gauge", text)
+        self.assertEqual(types.get("tenure_server_rejected_requests_total"), "counter", text)
+        for level in ("leader-election", "read-only", "mutating"):
+            self.assertIn(f'tenure_server_rejected_requests_total{{priority_level="{level}"}} ', text)
         wait_until(lambda: samples(self.scrape())["tenure_coordination_leading"] == 1, 20,
                    "the controller to lead its own election")
         before = samples(self.scrape())

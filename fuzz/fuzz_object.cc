@@ -1,0 +1,26 @@
+// Fuzz target: a request body as the server reads an object: client JSON (nesting limit),
+// canonicalization for every kind (strict and not), validation of a create and of an update,
+// serialization of the result. The first byte picks the kind.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "api/client_json.h"
+#include "api/kinds.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const auto& kinds = tenure::api::AllKinds();
+  const tenure::api::KindInfo& kind = *kinds[data[0] % kinds.size()];
+  std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  auto parsed = tenure::api::ParseClientJson(text);
+  if (!parsed.ok()) return 0;
+  for (bool strict : {false, true}) {
+    auto object = tenure::api::Canonicalize(kind, *parsed, {.strict = strict});
+    if (!object.ok()) continue;
+    (void)tenure::api::ValidateCreate(kind, *object);
+    (void)tenure::api::ValidateUpdate(kind, *object, *object);
+    (void)object->dump();
+  }
+  return 0;
+}
