@@ -1,7 +1,10 @@
 // Client JSON with kube-apiserver's nesting limit: a scan before the parser.
 #include "api/client_json.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tenure::api {
 
@@ -37,6 +40,19 @@ size_t JsonNesting(std::string_view text, size_t limit) {
       default:
         break;
     }
+  }
+  return deepest;
+}
+
+size_t JsonValueDepth(const nlohmann::json& value) {
+  std::vector<std::pair<const nlohmann::json*, size_t>> pending = {{&value, 0}};
+  size_t deepest = 0;
+  while (!pending.empty()) {
+    auto [at, depth] = pending.back();
+    pending.pop_back();
+    if (!at->is_structured()) continue;
+    deepest = std::max(deepest, depth + 1);
+    for (const auto& child : *at) pending.emplace_back(&child, depth + 1);
   }
   return deepest;
 }

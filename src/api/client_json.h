@@ -19,6 +19,11 @@ inline constexpr size_t kMaxJsonNesting = 10000;
 // time, constant memory; `text` need not be valid JSON.
 size_t JsonNesting(std::string_view text, size_t limit = kMaxJsonNesting);
 
+// The nesting depth of a parsed value (a scalar: 0, [] or {}: 1), without recursion: what a
+// transformation (a JSON patch placing or copying a value) checks before it builds a deeper
+// document than a body may be.
+size_t JsonValueDepth(const nlohmann::json& value);
+
 // Parses a request body. BadRequest "the body of the request could not be decoded as JSON" when
 // it is not JSON, and "...: exceeded max depth 10000" when it nests deeper than the limit.
 Result<nlohmann::json> ParseClientJson(std::string_view text);

@@ -160,12 +160,18 @@ std::string FormatWideTime(WideTime t, bool micro) {
   return out;
 }
 
+namespace {
+constexpr auto kCentury = std::chrono::hours(24 * 36525);
+constexpr int64_t kClampSeconds =
+    std::chrono::duration_cast<seconds>(Timestamp::duration::max() - kCentury).count();
+}  // namespace
+
+const Timestamp kLatestTimestamp{seconds(kClampSeconds)};
+const Timestamp kEarliestTimestamp{seconds(-kClampSeconds)};
+
 Timestamp ToTimestamp(WideTime t) {
-  // Whole seconds a Timestamp can hold, with a second to spare for the microseconds.
-  constexpr int64_t kMax =
-      std::chrono::duration_cast<seconds>(Timestamp::duration::max()).count() - 1;
-  if (t.seconds > kMax) return TruncateToMicros(Timestamp::max());
-  if (t.seconds < -kMax) return TruncateToMicros(Timestamp::min() + seconds(1));
+  if (t.seconds >= kClampSeconds) return kLatestTimestamp;
+  if (t.seconds <= -kClampSeconds) return kEarliestTimestamp;
   return Timestamp(
       duration_cast<Timestamp::duration>(microseconds(t.seconds * 1000000 + t.micros)));
 }

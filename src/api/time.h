@@ -29,9 +29,13 @@ struct WideTime {
 std::optional<WideTime> ParseWideTime(std::string_view text);
 // "2023-12-05T02:33:08.685777Z" (`micro`) or "2023-12-05T02:33:08Z"; years 0000-9999.
 std::string FormatWideTime(WideTime t, bool micro);
-// The Timestamp of `t`, clamped to the Timestamp range (a year-9999 renewTime is "far in the
-// future" for every comparison the library and the controller make).
+// The Timestamp of `t`, clamped to [kEarliestTimestamp, kLatestTimestamp]: a year-9999 renewTime
+// is far in the future for every comparison the library and the controller make, and adding
+// durations of up to a century to a clamped value cannot overflow.
 Timestamp ToTimestamp(WideTime t);
+// 2162-04-11 and 1777-09-21: a century inside what a Timestamp can hold.
+extern const Timestamp kLatestTimestamp;
+extern const Timestamp kEarliestTimestamp;
 
 // "2023-12-05T02:33:08.685777Z" (truncated, never rounded, to microseconds).
 std::string FormatMicroTime(Timestamp t);

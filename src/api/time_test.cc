@@ -67,9 +67,14 @@ TEST(TimeTest, WideTimesKeepEveryYearKubernetesAllows) {
   EXPECT_EQ(ParseWideTime("9999-12-31T23:30:00-01:00")->year(), 10000);
   EXPECT_LT(*ParseWideTime("1500-01-01T00:00:00Z"), *ParseWideTime("1969-12-31T23:59:59Z"));
 
-  EXPECT_EQ(*ParseTime("9999-12-31T23:59:59Z"), TruncateToMicros(Timestamp::max()));
-  EXPECT_GT(*ParseTime("2300-01-01T00:00:00Z"), *ParseTime("2262-01-01T00:00:00Z"));
-  EXPECT_LT(*ParseTime("0000-01-01T00:00:00Z"), *ParseTime("1678-01-01T00:00:00Z"));
+  EXPECT_EQ(*ParseTime("9999-12-31T23:59:59Z"), kLatestTimestamp);
+  EXPECT_EQ(*ParseTime("0000-01-01T00:00:00Z"), kEarliestTimestamp);
+  // A century can be added to (or taken from) a clamped time without overflow.
+  EXPECT_GT(kLatestTimestamp + std::chrono::hours(24 * 36500), kLatestTimestamp);
+  EXPECT_LT(kEarliestTimestamp - std::chrono::hours(24 * 36500), kEarliestTimestamp);
+  EXPECT_EQ(*ParseTime("2300-01-01T00:00:00Z"), kLatestTimestamp);
+  EXPECT_GT(*ParseTime("2161-01-01T00:00:00Z"), *ParseTime("2100-01-01T00:00:00Z"));
+  EXPECT_LT(*ParseTime("1700-01-01T00:00:00Z"), *ParseTime("1800-01-01T00:00:00Z"));
   EXPECT_EQ(FormatMicroTime(*ParseTime("2024-01-01T00:00:00.5Z")),
             FormatWideTime(*ParseWideTime("2024-01-01T00:00:00.5Z"), true));
 }

@@ -1,6 +1,9 @@
 // Admission: request classes, in-flight limits per priority level, the expensive pool.
 #include "server/admission.h"
 
+#include <cstdio>
+#include <exception>
+
 #include "server/response_format.h"
 
 namespace tenure::server {
@@ -11,8 +14,13 @@ bool IsLeaderElectionKind(const RequestInfo& info) {
          (info.resource == "leases" || info.resource == "leasecandidates");
 }
 
+// Declared here, used by AdmittedResponder::Post.
+void RunGuarded(const std::function<void(std::shared_ptr<Responder>)>& handle,
+                const std::shared_ptr<Responder>& responder);
+
 // Frees its admission place once the request is answered (or dropped unanswered).
-class AdmittedResponder final : public Responder {
+class AdmittedResponder final : public Responder,
+                                public std::enable_shared_from_this<AdmittedResponder> {
  public:
   // `submit`: where Post sends further work (the expensive pool for an expensive request; null:
   // the connection's thread).
@@ -40,7 +48,12 @@ class AdmittedResponder final : public Responder {
   void Post(std::function<void()> work) override {
     if (submit_) {
       auto shared = std::make_shared<std::function<void()>>(std::move(work));
-      if (submit_([shared] { (*shared)(); })) return;
+      auto self = shared_from_this();
+      if (submit_([shared, self] {
+            RunGuarded([shared](std::shared_ptr<Responder>) { (*shared)(); }, self);
+          })) {
+        return;
+      }
       work = std::move(*shared);
     }
     inner_->Post(std::move(work));
@@ -55,6 +68,19 @@ class AdmittedResponder final : public Responder {
   std::function<bool(std::function<void()>)> submit_;
   std::atomic<bool> released_{false};
 };
+
+// Runs a request's handler where no connection catches for it: an exception (a bug) is answered
+// 500, never the end of the process.
+void RunGuarded(const std::function<void(std::shared_ptr<Responder>)>& handle,
+                const std::shared_ptr<Responder>& responder) {
+  try {
+    handle(responder);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+    responder->Reply(ErrorResponse(
+        Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
+  }
+}
 
 Status TooManyRequests() {
   // kube-apiserver's words (its max-in-flight filter), and Retry-After: 1.
@@ -129,8 +155,8 @@ void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responde
     submit = [this](std::function<void()> work) { return Submit(std::move(work)); };
   auto admitted =
       std::make_shared<AdmittedResponder>(std::move(responder), &level.inflight, std::move(submit));
-  if (!cls.expensive) return handle(std::move(admitted));
-  if (!Submit([handle = std::move(handle), admitted] { handle(admitted); })) {
+  if (!cls.expensive) return handle(std::move(admitted));  // the connection's thread catches
+  if (!Submit([handle = std::move(handle), admitted] { RunGuarded(handle, admitted); })) {
     level.rejected.fetch_add(1);
     admitted->Reply(ErrorResponse(TooManyRequests()));
   }

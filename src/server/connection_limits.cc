@@ -5,6 +5,10 @@
 
 namespace tenure::server {
 
+std::shared_ptr<ConnectionLimits> ConnectionLimits::Make(size_t max_total, size_t max_per_client) {
+  return std::make_shared<ConnectionLimits>(max_total, max_per_client);
+}
+
 ConnectionLimits::ConnectionLimits(size_t max_total, size_t max_per_client)
     : max_total_(max_total), max_per_client_(max_per_client) {}
 
@@ -21,8 +25,8 @@ std::shared_ptr<void> ConnectionLimits::Admit(const std::string& client) {
     ++open_;
   }
   // The handle owns nothing but its release.
-  return std::shared_ptr<void>(static_cast<void*>(this),
-                               [this, client](void*) { Release(client); });
+  return std::shared_ptr<void>(static_cast<void*>(this), [self = shared_from_this(), client](
+                                                             void*) { self->Release(client); });
 }
 
 void ConnectionLimits::Release(const std::string& client) {
@@ -40,6 +44,12 @@ size_t ConnectionLimits::open() const {
 size_t ConnectionLimits::rejected() const {
   std::lock_guard lock(mu_);
   return rejected_;
+}
+
+size_t OpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  return limit.rlim_cur == RLIM_INFINITY ? size_t{1} << 20 : static_cast<size_t>(limit.rlim_cur);
 }
 
 size_t RaiseOpenFileLimit() {

@@ -12,8 +12,10 @@
 
 namespace tenure::server {
 
-class ConnectionLimits {
+class ConnectionLimits : public std::enable_shared_from_this<ConnectionLimits> {
  public:
+  // Made shared: every place's handle keeps the limits alive.
+  static std::shared_ptr<ConnectionLimits> Make(size_t max_total, size_t max_per_client);
   ConnectionLimits(size_t max_total, size_t max_per_client);
 
   // A place for one connection from `client` (its IP address), freed when the returned handle
@@ -34,7 +36,10 @@ class ConnectionLimits {
   std::map<std::string, size_t> per_client_;
 };
 
-// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the soft limit in effect.
+// RLIMIT_NOFILE's soft limit now.
+size_t OpenFileLimit();
+// Raises RLIMIT_NOFILE's soft limit to the hard limit (`tenure serve` does, at start; not the
+// library nor `tenure run`, whose command would inherit it); returns the soft limit in effect.
 size_t RaiseOpenFileLimit();
 
 }  // namespace tenure::server

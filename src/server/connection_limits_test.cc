@@ -9,7 +9,8 @@ namespace tenure::server {
 namespace {
 
 TEST(ConnectionLimitsTest, CapsConnectionsInAllAndPerClient) {
-  ConnectionLimits limits(5, 3);
+  auto shared = ConnectionLimits::Make(5, 3);
+  ConnectionLimits& limits = *shared;
   std::vector<std::shared_ptr<void>> a;
   for (int i = 0; i < 3; ++i) a.push_back(limits.Admit("10.0.0.1"));
   for (const auto& place : a) EXPECT_NE(place, nullptr);

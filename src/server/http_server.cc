@@ -13,11 +13,14 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "api/status_object.h"
 #include "server/connection_limits.h"
 #include "server/http_request_beast.h"
 #include "server/stack_thread.h"
@@ -125,11 +128,11 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   class Stream final : public ResponseStream {
    public:
     explicit Stream(std::shared_ptr<Mailbox> box) : box_(std::move(box)) {}
-    bool Write(std::string chunk) override {
+    bool Write(std::string chunk, bool bounded) override {
       {
         std::lock_guard lock(box_->mu_);
         if (box_->stream_closed_ || box_->stream_closing_) return false;
-        if (box_->buffered_ + chunk.size() > box_->max_buffered_) {
+        if (bounded && box_->buffered_ + chunk.size() > box_->max_buffered_) {
           box_->overflowed_ = true;
           return false;
         }
@@ -193,7 +196,21 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     Wake();
   }
 
-  void Post(std::function<void()> work) override { net::post(strand_, std::move(work)); }
+  // An exception of the posted work (a bug) is answered 500 like one of a handler.
+  void Post(std::function<void()> work) override {
+    net::post(strand_, [work = std::move(work), self = shared_from_this()] {
+      try {
+        work();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+        HttpResponse r;
+        r.status = 500;
+        r.body = api::StatusToJsonText(
+            Status::Internal(std::string("the server failed to handle the request: ") + e.what()));
+        self->Reply(std::move(r));
+      }
+    });
+  }
 
   std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
                                          std::chrono::steady_clock::time_point deadline,
@@ -250,7 +267,8 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   std::chrono::milliseconds idle_interval_{0};
   std::function<void()> idle_;
   std::deque<std::string> chunks_;
-  size_t buffered_ = 0;  // bytes in chunks_ (a Close's last chunk not counted)
+  // Bytes queued in chunks_ or being written (a Close's last chunk not counted).
+  size_t buffered_ = 0;
   const size_t max_buffered_;
   bool overflowed_ = false;
   bool stream_closing_ = false;
@@ -279,12 +297,19 @@ struct Connection {
   tcp::socket* socket = nullptr;
   std::weak_ptr<Mailbox> waiting;
   std::atomic<int64_t> deadline_ns{0};
+  // Counts Arm and Disarm calls: the sweeper's close, posted to the strand, happens only if the
+  // deadline it found expired is still the current one (not a later phase's).
+  std::atomic<uint64_t> arms{0};
   bool timed_out = false;
 
   void Arm(std::chrono::nanoseconds timeout) {
+    arms.fetch_add(1, std::memory_order_relaxed);
     deadline_ns.store(SteadyNowNs() + timeout.count(), std::memory_order_relaxed);
   }
-  void Disarm() { deadline_ns.store(0, std::memory_order_relaxed); }
+  void Disarm() {
+    arms.fetch_add(1, std::memory_order_relaxed);
+    deadline_ns.store(0, std::memory_order_relaxed);
+  }
 };
 
 // Clears Connection::socket when the stream that owns the socket is destroyed (declared after
@@ -355,11 +380,14 @@ class HttpServerImpl final : public HttpServer {
   ~HttpServerImpl() override { Stop(); }
 
   Status Init() {
-    size_t open_files = RaiseOpenFileLimit();
+    // `tenure serve` raised the soft limit at start (RaiseOpenFileLimit); what is left after the
+    // store's and the process's own files is for connections.
+    size_t open_files = OpenFileLimit();
     size_t max_total = options_.max_connections;
-    if (max_total == 0)
-      max_total = std::min<size_t>(100000, open_files > 512 ? open_files - 256 : 256);
-    limits_ = std::make_unique<ConnectionLimits>(max_total, options_.max_connections_per_client);
+    if (max_total == 0) {
+      max_total = std::min<size_t>(100000, open_files > 512 ? open_files - 256 : open_files / 2);
+    }
+    limits_ = ConnectionLimits::Make(max_total, options_.max_connections_per_client);
     if (options_.tls) {
       ssl_.set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
                        net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
@@ -468,8 +496,12 @@ class HttpServerImpl final : public HttpServer {
         continue;
       }
       backoff = std::chrono::milliseconds(0);
-      std::string client = socket.remote_endpoint(ec).address().to_string(ec);
-      std::shared_ptr<void> place = limits_->Admit(client);
+      auto remote = socket.remote_endpoint(ec);
+      if (ec) {
+        socket.close(ec);  // gone already (reset before it was accepted)
+        continue;
+      }
+      std::shared_ptr<void> place = limits_->Admit(remote.address().to_string(ec));
       if (place == nullptr) {
         socket.close(ec);  // a limit is reached: this connection is not served
         continue;
@@ -490,11 +522,15 @@ class HttpServerImpl final : public HttpServer {
       for (const auto& weak : connections_) {
         auto connection = weak.lock();
         if (!connection) continue;
-        int64_t deadline = connection->deadline_ns.load(std::memory_order_relaxed);
+        uint64_t generation = connection->arms.load();
+        int64_t deadline = connection->deadline_ns.load();
         if (deadline == 0 || deadline > now) continue;
-        connection->Disarm();
-        net::post(connection->strand, [connection] {
-          if (connection->socket == nullptr) return;
+        // Closes only if the session has not moved on (armed a later phase, or finished the
+        // read) since: neither here nor when the close runs on the strand.
+        if (!connection->deadline_ns.compare_exchange_strong(deadline, 0)) continue;
+        if (connection->arms.load() != generation) continue;
+        net::post(connection->strand, [connection, generation] {
+          if (connection->socket == nullptr || connection->arms.load() != generation) return;
           connection->timed_out = true;
           beast::error_code ec;
           connection->socket->close(ec);
@@ -544,8 +580,8 @@ class HttpServerImpl final : public HttpServer {
   Mailbox::Executor accept_strand_;
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
-  std::vector<StackThread> threads_;  // handlers recurse over client JSON: a known stack
-  std::unique_ptr<ConnectionLimits> limits_;
+  std::vector<StackThread> threads_;          // handlers recurse over client JSON: a known stack
+  std::shared_ptr<ConnectionLimits> limits_;  // shared with every open connection's place
   std::atomic<bool> stopped_{false};
   std::mutex threads_mu_;
   std::condition_variable threads_done_;
@@ -670,6 +706,7 @@ awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
     net::co_spawn(strand_, WatchForHangup(box), net::detached);
   }
   auto next_idle = std::chrono::steady_clock::now() + box->idle_interval_;
+  size_t writing = 0;
   while (ok) {
     std::string out;
     bool finish = false;
@@ -679,12 +716,16 @@ awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
         AppendChunk(out, box->chunks_.front());
         box->chunks_.pop_front();
       }
-      box->buffered_ = 0;
+      writing = box->buffered_;  // still counted while being written
       finish = box->client_gone_ || (box->stream_closing_ && out.empty());
     }
     auto now = std::chrono::steady_clock::now();
     if (!out.empty()) {
       ok = co_await WriteAll(std::move(out));
+      {
+        std::lock_guard lock(box->mu_);
+        box->buffered_ -= std::min(writing, box->buffered_);
+      }
       next_idle = now + box->idle_interval_;
       continue;
     }

@@ -54,7 +54,9 @@ class ResponseStream {
   // Queues one chunk; false once the stream is closed (client went away or Close was called),
   // and when more than max_stream_buffer_bytes wait unsent (the client reads too slowly): then
   // overflowed() is true and the writer should end the stream, with Close(last) to tell why.
-  virtual bool Write(std::string chunk) = 0;
+  // `bounded` false: the chunk does not count against the bound (a watch's initial state, which
+  // is queued at once and as large as the collection; it still counts for what follows).
+  virtual bool Write(std::string chunk, bool bounded = true) = 0;
   virtual bool overflowed() const = 0;
   // Ends the response after the queued chunks and `last` (beyond the buffer bound) are sent.
   virtual void Close(std::string last = "") = 0;

@@ -5,9 +5,11 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,6 +126,29 @@ TEST(HttpServerTest, AnUnansweredRequestGets504AndAThrowingHandler500) {
   EXPECT_NE(reply.find("a bug"), std::string::npos);
   close(fd);
   (*throwing)->Stop();
+}
+
+// Review finding: every HttpServer raised the open-file limit, so `tenure run --listen`'s command
+// inherited a soft limit as high as the hard one. Only `tenure serve` raises it.
+TEST(HttpServerTest, StartingAServerLeavesTheOpenFileLimitAlone) {
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  if (before.rlim_cur == before.rlim_max) {
+    rlimit lower = before;
+    lower.rlim_cur = std::min<rlim_t>(before.rlim_max, 1024) - 1;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lower), 0);
+  }
+  rlimit set{};
+  getrlimit(RLIMIT_NOFILE, &set);
+  HttpServerOptions options;
+  options.tls = false;
+  auto server = HttpServer::Start(options, std::make_shared<OkHandler>());
+  ASSERT_TRUE(server.ok());
+  rlimit after{};
+  getrlimit(RLIMIT_NOFILE, &after);
+  EXPECT_EQ(after.rlim_cur, set.rlim_cur);
+  (*server)->Stop();
+  setrlimit(RLIMIT_NOFILE, &before);
 }
 
 // Finding: there was no connection cap: one client's thousands of idle connections could take

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/client_json.h"
+
 namespace tenure::server {
 namespace {
 
@@ -157,14 +159,28 @@ Status Remove(json& doc, const std::string& path, std::string_view op = "remove"
                        path + "\": missing value");
 }
 
-Result<json> Get(json& doc, const std::string& path, std::string_view what) {
+// The value at `path` (not a copy).
+Result<json*> Find(json& doc, const std::string& path, std::string_view what) {
   auto tokens = ParsePointer(path);
   if (!tokens.ok()) return tokens.status();
   json* at = Resolve(doc, *tokens, tokens->size());
   if (at == nullptr) {
     return NotApplicable(std::string(what) + " \"" + path + "\": missing value");
   }
-  return *at;
+  return at;
+}
+
+// A value placed at `path` sits inside as many containers as the path has tokens: the document
+// must not nest deeper than a request body may (every later step recurses over it), and a few
+// operations copying a deep subtree into itself would double its depth each time.
+Status CheckPlacedDepth(const std::string& path, const json& value) {
+  auto tokens = ParsePointer(path);
+  if (!tokens.ok()) return tokens.status();
+  if (tokens->size() + api::JsonValueDepth(value) > api::kMaxJsonNesting) {
+    return NotApplicable("the document would nest deeper than " +
+                         std::to_string(api::kMaxJsonNesting) + " levels at " + path);
+  }
+  return Status::Ok();
 }
 
 Result<std::string> MemberString(const json& op, const char* name, const std::string& kind) {
@@ -197,6 +213,9 @@ Status ApplyOperation(json& doc, const json& op, size_t& copied) {
     return NotApplicable(kind + " operation does not apply: \"value\" is missing");
   }
 
+  if (kind == "add" || kind == "replace") {
+    if (Status s = CheckPlacedDepth(*path, *value_it); !s.ok()) return s;
+  }
   if (kind == "add") return Add(doc, *path, *value_it);
   if (kind == "remove") return Remove(doc, *path);
   if (kind == "replace") {
@@ -220,24 +239,28 @@ Status ApplyOperation(json& doc, const json& op, size_t& copied) {
   }
   auto from = MemberString(op, "from", kind);
   if (!from.ok()) return from.status();
-  auto value = Get(doc, *from, kind + " operation does not apply: doc is missing from path:");
-  if (!value.ok()) return value.status();
+  auto source = Find(doc, *from, kind + " operation does not apply: doc is missing from path:");
+  if (!source.ok()) return source.status();
+  if (Status s = CheckPlacedDepth(*path, **source); !s.ok()) return s;
+  json value;
   if (kind == "move") {
     if (*path != *from && StartsWith(*path, *from + "/")) {
       return NotApplicable("move operation does not apply: \"from\" " + *from +
                            " is a prefix of \"path\" " + *path);
     }
     if (*path == *from) return Status::Ok();
+    value = std::move(**source);  // moved, not copied: moves cost nothing however large
     if (Status s = Remove(doc, *from, "move"); !s.ok()) return s;
   } else {
-    copied += value->dump(-1, ' ', false, json::error_handler_t::replace).size();
+    copied += (*source)->dump(-1, ' ', false, json::error_handler_t::replace).size();
     if (copied > kMaxJsonPatchCopyBytes) {
       return NotApplicable("Unable to copy, the accumulated size increase of copy is " +
                            std::to_string(copied) + ", exceeding the limit " +
                            std::to_string(kMaxJsonPatchCopyBytes));
     }
+    value = **source;
   }
-  return Add(doc, *path, std::move(*value));
+  return Add(doc, *path, std::move(value));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "server/patch.h"
 
+#include "api/client_json.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -186,6 +188,34 @@ TEST(PatchJsonTest, CopiesAreBoundedInBytes) {
                                          {"op":"copy","from":"/b","path":"/c"}])"));
   ASSERT_TRUE(few.ok()) << few.status().ToString();
   EXPECT_EQ((*few)["c"], target["a"]);
+}
+
+// Review finding: the nesting limit held for the body, not for what a JSON patch builds from
+// it: adds at the deepest leaf and copies of a subtree into itself doubled the depth each time,
+// until a recursive step overflowed the stack. A patch may not build a document deeper than a
+// body may be.
+TEST(PatchJsonTest, APatchCannotBuildADocumentDeeperThanABody) {
+  auto nested = [](size_t levels) {
+    json v = json::array();
+    for (size_t i = 1; i < levels; ++i) v = json::array({std::move(v)});
+    return v;
+  };
+  json target = {{"a", nested(6000)}};
+  std::string deep_path = "/a";
+  for (int i = 0; i < 5000; ++i) deep_path += "/0";
+  json add = json::array({{{"op", "add"}, {"path", deep_path + "/0"}, {"value", nested(5000)}}});
+  auto added = ApplyJsonPatch(target, add);
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.status().reason(), Reason::kInvalid);
+  EXPECT_NE(added.status().causes()[0].message.find("deeper than 10000"), std::string::npos);
+  json copy = json::array({{{"op", "copy"}, {"from", "/a"}, {"path", deep_path + "/0"}}});
+  EXPECT_FALSE(ApplyJsonPatch(target, copy).ok());
+  // A move of a large subtree is a move, and within the limit it applies.
+  json move = json::array({{{"op", "move"}, {"from", "/a"}, {"path", "/b"}}});
+  auto moved = ApplyJsonPatch(target, move);
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_FALSE(moved->contains("a"));
+  EXPECT_EQ(api::JsonValueDepth((*moved)["b"]), 6000u);
 }
 
 const char* kLease = R"({

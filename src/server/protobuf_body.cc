@@ -208,11 +208,24 @@ Result<json> DecodeProtobufObject(std::string_view body) {
     }
   }
   if (envelope.failed()) return Malformed();
-  if (api_version == "v1" && kind == "Namespace") return ReadNamespace(raw);
-  if (api_version == "v1" && kind == "ConfigMap") return ReadConfigMap(raw);
-  return Status(Reason::kUnsupportedMediaType,
-                "protobuf bodies are accepted only for Namespace and ConfigMap; send " + kind +
-                    " as application/json");
+  Result<json> object = Status::Ok();
+  if (api_version == "v1" && kind == "Namespace") {
+    object = ReadNamespace(raw);
+  } else if (api_version == "v1" && kind == "ConfigMap") {
+    object = ReadConfigMap(raw);
+  } else {
+    return Status(Reason::kUnsupportedMediaType,
+                  "protobuf bodies are accepted only for Namespace and ConfigMap; send " + kind +
+                      " as application/json");
+  }
+  if (!object.ok()) return object;
+  // Protobuf strings are bytes; JSON strings must be UTF-8 (as a JSON body's are, by parsing).
+  try {
+    (void)object->dump();
+  } catch (const json::type_error&) {
+    return Status::BadRequest("the body of the request contains a string that is not UTF-8");
+  }
+  return object;
 }
 
 }  // namespace tenure::server

@@ -278,6 +278,58 @@ class SlowWatcherTest : public RawHttpTest {
   }
 };
 
+// Review finding: a watch's initial state counted against the bound, so a collection larger
+// than it always ended with 410, and the client relisted forever. The initial state is exempt.
+TEST_F(SlowWatcherTest, AWatchsInitialStateLargerThanTheBoundIsSent) {
+  client::HttpConnection c(endpoint());
+  constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+  for (int i = 0; i < 5; ++i) {
+    auto created = Send(c, "POST", kConfigMaps,
+                        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big-)" +
+                            std::to_string(i) + R"("},"data":{"k":")" +
+                            std::string(100 * 1024, 'x') + R"("}})");
+    ASSERT_EQ(created.status, 201);
+  }
+  int fd = Connect();
+  ASSERT_TRUE(WriteAll(fd, std::string("GET ") + kConfigMaps + "?watch=1 HTTP/1.1\r\nHost: x\r\n" +
+                               Auth() + "\r\n"));
+  std::string stream = ReadUntil(fd, [](const std::string& in) {
+    size_t added = 0;
+    for (size_t at = in.find("\"ADDED\""); at != std::string::npos;
+         at = in.find("\"ADDED\"", at + 1)) {
+      ++added;
+    }
+    return added == 5 || in.find("\"ERROR\"") != std::string::npos;
+  });
+  close(fd);
+  EXPECT_EQ(stream.find("\"ERROR\""), std::string::npos) << stream.substr(0, 300);
+}
+
+// Review finding: a protobuf body's strings were taken as they came; one that is not UTF-8 made
+// the server fail while writing the object (and killed it on the expensive pool). It is a 400.
+TEST_F(RawHttpTest, AProtobufStringThatIsNotUtf8IsABadRequest) {
+  // k8s\0 envelope: TypeMeta{apiVersion v1, kind ConfigMap}, raw ConfigMap{metadata{name c},
+  // data{"k": "\xff"}}.
+  auto field = [](int number, const std::string& payload) {
+    return std::string(1, static_cast<char>(number << 3 | 2)) +
+           std::string(1, static_cast<char>(payload.size())) + payload;
+  };
+  std::string raw = field(1, field(1, "c")) + field(2, field(1, "k") + field(2, "\xff"));
+  std::string body =
+      std::string("k8s\0", 4) + field(1, field(1, "v1") + field(2, "ConfigMap")) + field(2, raw);
+  int fd = Connect();
+  ASSERT_TRUE(WriteAll(fd, "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n" +
+                               Auth() + "Content-Type: application/vnd.kubernetes.protobuf\r\n" +
+                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                               body));
+  std::string reply =
+      ReadUntil(fd, [](const std::string& in) { return in.find("}") != std::string::npos; });
+  close(fd);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+  EXPECT_NE(reply.find("not UTF-8"), std::string::npos) << reply;
+  EXPECT_TRUE(Healthy());
+}
+
 TEST_F(SlowWatcherTest, AWatcherThatDoesNotReadIsEndedWithAnErrorEvent) {
   client::HttpConnection setup(endpoint());
   CreateLease(setup, "busy");

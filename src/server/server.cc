@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "server/api_server.h"
+#include "server/connection_limits.h"
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
 #include "server/resource_api.h"
@@ -110,6 +111,8 @@ class ServerImpl final : public Server {
                    "\"}}");
       if (!s.ok()) return s;
     }
+    // Before anything opens files: a server holds one descriptor per connection.
+    RaiseOpenFileLimit();
     HttpServerOptions http;
     http.address = options.address;
     http.port = options.port;

@@ -33,15 +33,15 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
 
   void Attach(std::shared_ptr<ResponseStream> stream) { stream_ = std::move(stream); }
 
-  // Sends one event line; false when the client has gone.
-  bool Send(const char* type, const std::string& stored, int64_t revision) {
+  // Sends one event line; false when the client has gone. `bounded` false for the initial state.
+  bool Send(const char* type, const std::string& stored, int64_t revision, bool bounded = true) {
     std::string line = "{\"type\":\"";
     line += type;
     line += "\",\"object\":";
     line +=
         RenderObject(options_.format, *options_.kind, options_.version, stored, revision, *clock_);
     line += "}\n";
-    if (stream_->Write(std::move(line))) return true;
+    if (stream_->Write(std::move(line), bounded)) return true;
     if (stream_->overflowed()) EndTooSlow();
     return false;
   }
@@ -143,7 +143,7 @@ void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> cloc
     }
     for (const auto& kv : listed->items) {
       if (!options.filter.Matches(*options.kind, kv.value)) continue;
-      if (!session->Send("ADDED", kv.value, kv.mod_revision)) return;
+      if (!session->Send("ADDED", kv.value, kv.mod_revision, /*bounded=*/false)) return;
     }
     from = listed->revision;
   }

@@ -364,38 +364,53 @@ TEST(EtcdFailoverTest, SurvivesTheDeathOfItsMember) {
   EXPECT_EQ(events.back().kv.value, got->value);
 }
 
+// Three members; the store under test talks to the two followers only, so that pausing the
+// one it uses keeps the cluster's leader.
+class EtcdHungMemberTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::EtcdTestClusterOptions cluster_options;
+    cluster_options.members = 3;
+    auto started = testing::EtcdTestCluster::Start(cluster_options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    cluster = std::move(*started);
+  }
+  EtcdStoreOptions FollowerOptions(const std::string& name, std::chrono::milliseconds request,
+                                   std::chrono::milliseconds attempt) {
+    EtcdStoreOptions options;
+    options.endpoints = FollowerUrls(*cluster);
+    EXPECT_EQ(options.endpoints.size(), 2u);
+    options.prefix = UniquePrefix(name);
+    options.request_timeout = request;
+    options.attempt_timeout = attempt;
+    return options;
+  }
+  std::unique_ptr<testing::EtcdTestCluster> cluster;
+};
+
 // The member a store talks to hangs (SIGSTOP: its connection stays open, nothing answers).
 // An update that names its revision goes to the hung member first, gets no answer within
 // attempt_timeout and is resent to another member, within the request timeout; reads and later
 // writes go to the others.
-TEST(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
-  testing::EtcdTestClusterOptions cluster_options;
-  cluster_options.members = 3;
-  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  EtcdStoreOptions options;
-  options.endpoints = FollowerUrls(**cluster);
-  ASSERT_EQ(options.endpoints.size(), 2u);
-  options.prefix = UniquePrefix("hung");
-  options.request_timeout = std::chrono::seconds(4);
-  options.attempt_timeout = std::chrono::milliseconds(500);
-  auto store = MustOpen(options);
+TEST_F(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
+  auto store =
+      MustOpen(FollowerOptions("hung", std::chrono::seconds(4), std::chrono::milliseconds(500)));
   ASSERT_NE(store, nullptr);
   std::string key = "/registry/leases/l";
   auto created = store->WriteSync(Create(key, "0"));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  int hung = MemberOf(**cluster, store->CurrentEndpoint());
+  int hung = MemberOf(*cluster, store->CurrentEndpoint());
 
-  (*cluster)->Pause(hung);
+  cluster->Pause(hung);
   auto renewed = store->WriteSync(Update(key, "1", created->mod_revision));
   auto got = store->Get(key);
   auto renewed_again = store->WriteSync(Update(key, "2", renewed.ok() ? renewed->mod_revision : 0));
-  (*cluster)->Resume(hung);
+  cluster->Resume(hung);
 
   ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
   EXPECT_GT(renewed->mod_revision, created->mod_revision);
   EXPECT_EQ(renewed->create_revision, created->create_revision);
-  EXPECT_NE(store->CurrentEndpoint(), (*cluster)->ClientUrl(hung));
+  EXPECT_NE(store->CurrentEndpoint(), cluster->ClientUrl(hung));
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->value, "1");
   ASSERT_TRUE(renewed_again.ok()) << renewed_again.status().ToString();
@@ -408,23 +423,14 @@ TEST(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
 // A create sent to a hung member is not resent (the key could be deleted and absent again when
 // the member wakes up and applies its copy): it keeps the whole request timeout there and
 // fails as unknown.
-TEST(EtcdHungMemberTest, ACreateIsNotResent) {
-  testing::EtcdTestClusterOptions cluster_options;
-  cluster_options.members = 3;
-  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  EtcdStoreOptions options;
-  options.endpoints = FollowerUrls(**cluster);
-  ASSERT_EQ(options.endpoints.size(), 2u);
-  options.prefix = UniquePrefix("create");
-  options.request_timeout = std::chrono::milliseconds(1500);
-  options.attempt_timeout = std::chrono::milliseconds(300);
-  auto store = MustOpen(options);
+TEST_F(EtcdHungMemberTest, ACreateIsNotResent) {
+  auto store = MustOpen(
+      FollowerOptions("create", std::chrono::milliseconds(1500), std::chrono::milliseconds(300)));
   ASSERT_NE(store, nullptr);
-  int hung = MemberOf(**cluster, store->CurrentEndpoint());
-  (*cluster)->Pause(hung);
+  int hung = MemberOf(*cluster, store->CurrentEndpoint());
+  cluster->Pause(hung);
   auto create = store->WriteSync(Create("/registry/leases/new", "x"));
-  (*cluster)->Resume(hung);
+  cluster->Resume(hung);
   ASSERT_FALSE(create.ok());
   EXPECT_EQ(create.status().reason(), Reason::kTimeout) << create.status().ToString();
   EXPECT_NE(create.status().message().find("may or may not have been applied"), std::string::npos)
@@ -434,17 +440,9 @@ TEST(EtcdHungMemberTest, ACreateIsNotResent) {
 // A resent update whose compare fails: the key holding exactly the written value is answered as
 // applied (with that version); anything else is an unknown outcome, never a Conflict (the
 // caller would apply its change again on top of a write that may have been its own).
-TEST(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown) {
-  testing::EtcdTestClusterOptions cluster_options;
-  cluster_options.members = 3;
-  auto cluster = testing::EtcdTestCluster::Start(cluster_options);
-  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-  EtcdStoreOptions options;
-  options.endpoints = FollowerUrls(**cluster);
-  ASSERT_EQ(options.endpoints.size(), 2u);
-  options.prefix = UniquePrefix("resend");
-  options.request_timeout = std::chrono::seconds(4);
-  options.attempt_timeout = std::chrono::milliseconds(500);
+TEST_F(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown) {
+  EtcdStoreOptions options =
+      FollowerOptions("resend", std::chrono::seconds(4), std::chrono::milliseconds(500));
   auto store = MustOpen(options);
   ASSERT_NE(store, nullptr);
 
@@ -456,20 +454,20 @@ TEST(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown) {
   };
   auto race = [&](const std::string& key, const std::string& ours, const std::string& theirs) {
     Outcome out;
-    int hung = MemberOf(**cluster, store->CurrentEndpoint());
+    int hung = MemberOf(*cluster, store->CurrentEndpoint());
     EtcdStoreOptions other_options = options;
     other_options.endpoints.clear();
-    for (int i = 0; i < (*cluster)->size(); ++i) {
-      if (i != hung) other_options.endpoints.push_back((*cluster)->ClientUrl(i));
+    for (int i = 0; i < cluster->size(); ++i) {
+      if (i != hung) other_options.endpoints.push_back(cluster->ClientUrl(i));
     }
     auto other = MustOpen(other_options);
     auto created = store->WriteSync(Create(key, "0"));
     if (other == nullptr || !created.ok()) return out;
-    (*cluster)->Pause(hung);
+    cluster->Pause(hung);
     auto written = other->WriteSync(Update(key, theirs, created->mod_revision));
     if (written.ok()) out.theirs = written->mod_revision;
     out.ours = store->WriteSync(Update(key, ours, created->mod_revision));
-    (*cluster)->Resume(hung);
+    cluster->Resume(hung);
     return out;
   };
 
