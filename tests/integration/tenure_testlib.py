@@ -20,7 +20,6 @@ import json
 import os
 import queue
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -485,10 +484,8 @@ def summarize(events: Iterable[dict]) -> list[tuple]:
 class Server:
     """One `tenure serve` process on a temporary data folder (kept across restarts)."""
 
-    def __init__(self, extra_args: Iterable[str] = (), data_dir: str | None = None, listen: str = "127.0.0.1:0",
-                 max_open_files: int | None = None):
+    def __init__(self, extra_args: Iterable[str] = (), data_dir: str | None = None, listen: str = "127.0.0.1:0"):
         self.bin = tenure_bin()
-        self.max_open_files = max_open_files  # RLIMIT_NOFILE (soft and hard) of the process
         self.extra_args = list(extra_args)
         self.listen = listen  # a fixed port (see free_port) keeps the URL, and so the kubeconfig, across restarts
         self.own_dir = data_dir is None
@@ -516,15 +513,8 @@ class Server:
         self.stdout_lines = []
         self.port = 0
         self._ctx = None
-        limit = self.max_open_files
-
-        def preexec() -> None:
-            _die_with_parent()
-            if limit is not None:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                     preexec_fn=preexec)
+                                     preexec_fn=_die_with_parent)
         log.close()
         self._reader = threading.Thread(target=self._read_stdout, args=(self.proc,), daemon=True)
         self._reader.start()
