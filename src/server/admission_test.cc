@@ -102,16 +102,17 @@ TEST(AdmissionTest, EachLevelHasItsLimitAndAnswers429WithRetryAfter) {
 }
 
 TEST(AdmissionTest, ExpensiveRequestsRunOnTheirPoolWithABoundedQueue) {
+  // Declared before the admission, so that they outlive its pool thread.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<std::thread::id> ran_on;
   AdmissionOptions options;
   options.expensive_threads = 1;
   options.expensive_queue = 1;
   Admission admission(options);
   RequestClass expensive{PriorityLevel::kReadOnly, false, true};
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::promise<std::thread::id> ran_on;
   auto blocker = std::make_shared<RecordingResponder>();
-  admission.Run(expensive, blocker, [&](std::shared_ptr<Responder> r) {
+  admission.Run(expensive, blocker, [&ran_on, released](std::shared_ptr<Responder> r) {
     ran_on.set_value(std::this_thread::get_id());
     released.wait();
     r->Reply(HttpResponse{});
