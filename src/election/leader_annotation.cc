@@ -39,11 +39,15 @@ int TolerantInt(const json& record, const char* field) {
 
 }  // namespace
 
+// Times with microseconds, as the Python client writes them and client-go's RFC 3339 parser
+// accepts: with whole seconds (client-go's own writer) most renewals would leave the record's
+// bytes unchanged, the server keeps such a write's resourceVersion, and others would count a
+// lease from the renewal that last changed a second, up to a second older than the newest one.
 std::string FormatLeaderAnnotation(const LeaderElectionRecord& r) {
   json record = {{"holderIdentity", r.holder_identity},
                  {"leaseDurationSeconds", r.lease_duration_seconds},
-                 {"acquireTime", api::FormatTime(r.acquire_time)},
-                 {"renewTime", api::FormatTime(r.renew_time)},
+                 {"acquireTime", api::FormatMicroTime(r.acquire_time)},
+                 {"renewTime", api::FormatMicroTime(r.renew_time)},
                  {"leaderTransitions", r.leader_transitions}};
   return record.dump();
 }

@@ -7,16 +7,30 @@
 namespace tenure {
 namespace {
 
-TEST(LeaderAnnotationTest, RoundTripsClientGoFormat) {
+TEST(LeaderAnnotationTest, ReadsClientGoFormat) {
+  LeaderElectionRecord r = ParseLeaderAnnotation(
+      R"({"holderIdentity":"pod-a","leaseDurationSeconds":15,"acquireTime":"2024-01-01T00:00:00Z","renewTime":"2024-01-01T00:00:10Z","leaderTransitions":3})");
+  EXPECT_EQ(r.holder_identity, "pod-a");
+  EXPECT_EQ(r.lease_duration_seconds, 15);
+  EXPECT_EQ(r.acquire_time, *api::ParseTime("2024-01-01T00:00:00Z"));
+  EXPECT_EQ(r.renew_time, *api::ParseTime("2024-01-01T00:00:10Z"));
+  EXPECT_EQ(r.leader_transitions, 3);
+}
+
+TEST(LeaderAnnotationTest, WritesMicrosecondsSoEveryRenewalChangesTheRecord) {
   LeaderElectionRecord r;
   r.holder_identity = "pod-a";
   r.lease_duration_seconds = 15;
   r.acquire_time = *api::ParseTime("2024-01-01T00:00:00Z");
-  r.renew_time = *api::ParseTime("2024-01-01T00:00:10Z");
+  r.renew_time = *api::ParseTime("2024-01-01T00:00:10.250000Z");
   r.leader_transitions = 3;
   std::string text = FormatLeaderAnnotation(r);
-  EXPECT_NE(text.find("\"renewTime\":\"2024-01-01T00:00:10Z\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"renewTime\":\"2024-01-01T00:00:10.250000Z\""), std::string::npos) << text;
   EXPECT_EQ(ParseLeaderAnnotation(text), r);
+  // A renewal 250 ms later, within the same second, is a different record.
+  LeaderElectionRecord next = r;
+  next.renew_time += std::chrono::milliseconds(250);
+  EXPECT_NE(FormatLeaderAnnotation(next), text);
 }
 
 TEST(LeaderAnnotationTest, ReadsThePythonClientsNonStandardRecord) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "api/time.h"
 #include "client/kube_client.h"
 #include "election/test_waits.h"
 #include "server/server.h"
@@ -140,6 +141,28 @@ TEST_F(LibraryServerTest, ACrashedLeaderIsReplacedAfterTheLeaseExpires) {
   auto takeover = std::chrono::nanoseconds(b->started_at_ns.load()) - stopped_at.time_since_epoch();
   EXPECT_GT(takeover, 1s);  // had to wait for expiry (3 s after a's last renewal)
   EXPECT_LT(takeover, 8s);  // ~3 s: expiry, then at most a retry period and a request or two
+}
+
+// Renewals a quarter second apart must each change the ConfigMap record: the server keeps a
+// write that changes no byte as a no-op (same resourceVersion), others count the lease from the
+// last change they saw, and the leader moves its deadline only on a renewal that changed it.
+TEST_F(LibraryServerTest, EveryConfigMapRenewalChangesTheRecordWithinOneSecond) {
+  auto lock = NewConfigMapLock(Connect(), {"default", "cm-leader", "a", false});
+  LeaderElectionRecord r;
+  r.holder_identity = "a";
+  r.lease_duration_seconds = 2;
+  r.acquire_time = r.renew_time = *api::ParseTime("2026-12-02T10:00:00.100000Z");
+  auto created = lock->Create(r, 5s);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  int64_t version = created->version;
+  for (int i = 1; i <= 3; ++i) {
+    r.renew_time += 250ms;  // still within the same second
+    auto renewed = lock->Update(r, 5s);
+    ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
+    EXPECT_GT(renewed->version, version) << "renewal " << i << " left the record unchanged";
+    EXPECT_EQ(renewed->record.renew_time, r.renew_time);
+    version = renewed->version;
+  }
 }
 
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
