@@ -500,7 +500,12 @@ struct Elector::State {
       bool renewed = false;
       while (!guard.fired() && clock().now() < deadline) {
         Clock::TimePoint start = clock().now();
-        auto left = std::chrono::duration_cast<Clock::Duration>(deadline - start);
+        // An attempt that outlasts the term is of no use: it gets what is left until the stop
+        // deadline when that comes first, so that after a hung server there is still time to
+        // try again (on another endpoint).
+        auto left =
+            std::chrono::duration_cast<Clock::Duration>(std::min(deadline, MustStopBy()) - start);
+        if (left <= Clock::Duration::zero()) return;
         if (TryAcquireOrRenew(left)) {
           renewed = true;
           std::lock_guard lock(mu);
@@ -513,7 +518,9 @@ struct Elector::State {
           ++metrics.failed_attempts_total;
           if (end_of_term) return;
         }
-        clock().SleepUntil(std::min(deadline, clock().now() + config.retry_period), token);
+        // Attempts start a retry period apart, as client-go's poll does: after one that
+        // failed slowly (a timeout) the next follows at once.
+        clock().SleepUntil(std::min(deadline, start + config.retry_period), token);
       }
       if (!renewed) return;
       guard.Extend(MustStopBy());
@@ -555,7 +562,7 @@ struct Elector::State {
           std::lock_guard lock(mu);
           ++metrics.renew_total;
         }
-        next_renewal = clock().now() + config.retry_period;
+        next_renewal = now + config.retry_period;
         continue;
       }
       SleepUntilChange(std::min({next_renewal, give_up, stop_by}), finished, seen);

@@ -331,6 +331,103 @@ TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
   EXPECT_TRUE(check.Check().ok());
 }
 
+// A lock that can fail a spell of calls as a hung server does: the first call of the spell takes
+// `hang` of the fake clock and times out, the others (the slow path's read) fail at once. It
+// records when each update started and the timeout it got.
+class HangingLock final : public Lock {
+ public:
+  HangingLock(std::shared_ptr<Lock> inner, std::shared_ptr<FakeClock> clock)
+      : inner_(std::move(inner)), clock_(std::move(clock)) {}
+  struct Call {
+    Clock::TimePoint at;
+    Timeout timeout;
+  };
+  void FailCalls(int calls, Clock::Duration hang) {
+    std::lock_guard lock(mu_);
+    failing_ = calls;
+    hang_ = hang;
+  }
+  std::vector<Call> updates() const {
+    std::lock_guard lock(mu_);
+    return updates_;
+  }
+  Result<ObservedRecord> Get(Timeout timeout) override {
+    if (Status s = Enter(timeout); !s.ok()) return s;
+    return inner_->Get(timeout);
+  }
+  Result<ObservedRecord> Create(const LeaderElectionRecord& r, Timeout timeout) override {
+    if (Status s = Enter(timeout); !s.ok()) return s;
+    return inner_->Create(r, timeout);
+  }
+  Result<ObservedRecord> Update(const LeaderElectionRecord& r, Timeout timeout) override {
+    {
+      std::lock_guard lock(mu_);
+      updates_.push_back({clock_->now(), timeout});
+    }
+    if (Status s = Enter(timeout); !s.ok()) return s;
+    return inner_->Update(r, timeout);
+  }
+  std::string Identity() const override { return inner_->Identity(); }
+  std::string Describe() const override { return inner_->Describe(); }
+  std::unique_ptr<LockWatch> Watch(std::function<void(const ObservedRecord&)> fn) override {
+    return inner_->Watch(std::move(fn));
+  }
+
+ private:
+  Status Enter(Timeout timeout) {
+    Clock::Duration hang{0};
+    {
+      std::lock_guard lock(mu_);
+      if (failing_ == 0) return Status::Ok();
+      --failing_;
+      hang = std::min<Clock::Duration>(hang_, timeout);
+      hang_ = Clock::Duration::zero();
+    }
+    if (hang.count() == 0) return Status::Unavailable("the server is unreachable");
+    clock_->Advance(hang);
+    return Status::Timeout("the server did not answer in time");
+  }
+
+  std::shared_ptr<Lock> inner_;
+  std::shared_ptr<FakeClock> clock_;
+  mutable std::mutex mu_;
+  int failing_ = 0;
+  Clock::Duration hang_{0};
+  std::vector<Call> updates_;
+};
+
+// A leader that must stop long before its renew deadline (a large safety margin, as `tenure
+// run` keeps for its command's grace period) gives a renewal only the time left until it must
+// stop, and after a renewal that timed out tries again at once, not a retry period later: one
+// hung request then costs it the term only when nothing could have saved it.
+TEST_F(ElectorTest, ARenewalGetsOnlyTheTimeLeftInTheTermAndASlowFailureIsRetriedAtOnce) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  auto hanging = std::make_shared<HangingLock>(c.lock, clock_);
+  c.lock = hanging;
+  c.safety_margin = 9s;  // must stop 15 s x 0.99 - 9 s = 5.85 s after a renewal was sent
+  auto a = Start(std::move(c));
+  ASSERT_TRUE(Eventually([&] { return rec.started.load() == 1; }));
+  const Clock::TimePoint acquired = clock_->now();
+  // The first renewal, 2 s after the acquisition, hangs for 2.5 s; its read fails at once.
+  hanging->FailCalls(2, 2500ms);
+  Advance(2s, 2, 2s);
+  ASSERT_TRUE(Eventually([&] { return hanging->updates().size() >= 2; }, 5s))
+      << "no second attempt without another retry period";
+  std::vector<HangingLock::Call> calls = hanging->updates();
+  EXPECT_EQ(calls[0].at - acquired, 2s);
+  auto near = [](Clock::Duration got, Clock::Duration want) {
+    return got - want < 1ms && want - got < 1ms;
+  };
+  EXPECT_TRUE(near(calls[0].timeout, 3850ms))  // not the 10 s renew deadline
+      << calls[0].timeout.count() << " ns";
+  EXPECT_EQ(calls[1].at - acquired, 4500ms);
+  EXPECT_TRUE(near(calls[1].timeout, 1350ms)) << calls[1].timeout.count() << " ns";
+  ASSERT_TRUE(Eventually([&] { return a->elector().metrics().renew_total >= 2; }));
+  EXPECT_FALSE(rec.Token(0).stop_requested());
+  EXPECT_TRUE(a->elector().IsLeader());
+}
+
 // A leader without a watch learns at its next renewal (fast path Conflict, then GET) that the
 // lease was given away: the term ends then, not at the renew deadline, and a released lease is
 // not taken back within the old term.
