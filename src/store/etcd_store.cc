@@ -585,6 +585,61 @@ struct EtcdStore::Impl {
 
   // --- watch --------------------------------------------------------------------------------
 
+  using WatchStream = grpc::ClientReaderWriter<pb::WatchRequest, pb::WatchResponse>;
+
+  // Keeps one watch stream honest while it is read: after a quiet spell of a quarter of `limit`
+  // it asks etcd for a progress report, and it cancels the stream once nothing at all arrived for
+  // `limit`. Writes race only with the reader's Read, which gRPC allows; the owner cancels the
+  // context before destroying it, so a Write in progress returns.
+  class SilenceWatchdog {
+   public:
+    SilenceWatchdog(WatchStream& stream, grpc::ClientContext& context,
+                    std::chrono::milliseconds limit)
+        : stream_(stream), context_(context), limit_(limit), heard_(Now()) {
+      thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+    }
+    ~SilenceWatchdog() {
+      thread_.request_stop();
+      cv_.notify_all();
+    }
+    void Heard() { heard_.store(Now(), std::memory_order_relaxed); }
+    bool fired() const { return fired_.load(); }
+
+   private:
+    static int64_t Now() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+    void Run(std::stop_token stop) {
+      const auto ask_after = std::chrono::duration_cast<std::chrono::nanoseconds>(limit_ / 4);
+      int64_t asked = 0;  // the silence (heard_) a progress request was already sent for
+      std::mutex mu;
+      std::unique_lock lock(mu);
+      while (!stop.stop_requested()) {
+        cv_.wait_for(lock, stop, ask_after / 2, [] { return false; });
+        if (stop.stop_requested()) return;
+        int64_t heard = heard_.load(std::memory_order_relaxed);
+        auto quiet = std::chrono::nanoseconds(Now() - heard);
+        if (quiet >= limit_) {
+          fired_ = true;
+          context_.TryCancel();
+          return;
+        }
+        if (quiet >= ask_after && asked != heard) {
+          asked = heard;
+          pb::WatchRequest progress;
+          progress.mutable_progress_request();
+          if (!stream_.Write(progress)) return;  // the stream ended: the reader sees it too
+        }
+      }
+    }
+
+    WatchStream& stream_;
+    grpc::ClientContext& context_;
+    const std::chrono::milliseconds limit_;
+    std::atomic<int64_t> heard_;
+    std::atomic<bool> fired_{false};
+    std::condition_variable_any cv_;
+    std::jthread thread_;  // last: stopped and joined before the members it uses go
+  };
+
   // Feeds the hub from one etcd watch on the whole prefix, reconnecting after failures and
   // resuming after the last published revision.
   void RunFeeder(int64_t start_revision) {
@@ -612,8 +667,11 @@ struct EtcdStore::Impl {
       create->set_prev_kv(true);
       create->set_progress_notify(true);
       pb::WatchResponse response;
+      bool silent = false;
       if (stream->Write(request)) {
+        SilenceWatchdog watchdog(*stream, *context, options.watch_silence_limit);
         while (stream->Read(&response)) {
+          watchdog.Heard();
           SawRevision(response.header().revision());
           if (response.canceled()) {
             if (response.compact_revision() > 0) {
@@ -636,9 +694,19 @@ struct EtcdStore::Impl {
           next = events.back().kv.mod_revision + 1;
           hub->Publish(std::move(events));
         }
+        silent = watchdog.fired();
+        context->TryCancel();
       }
       context->TryCancel();
       (void)stream->Finish();
+      if (silent && !IsStopping()) {
+        std::fprintf(stderr,
+                     "tenure etcd store: the watch on %s delivered nothing for %lld ms (no event, "
+                     "no progress report): resuming it on another member\n",
+                     endpoints[idx].url.c_str(),
+                     static_cast<long long>(options.watch_silence_limit.count()));
+        MarkSuspect(static_cast<size_t>(idx));
+      }
       {
         std::unique_lock lock(mu);
         watch_context.reset();
@@ -753,6 +821,9 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
   }
   if (options.attempt_timeout <= std::chrono::milliseconds(0)) {
     return Status::BadRequest("etcd store: attempt timeout must be positive");
+  }
+  if (options.watch_silence_limit <= std::chrono::milliseconds(0)) {
+    return Status::BadRequest("etcd store: watch silence limit must be positive");
   }
   if (options.compaction_interval < std::chrono::nanoseconds(0)) {
     return Status::BadRequest("etcd store: compaction interval must not be negative");

@@ -29,7 +29,8 @@
 // as applied (indistinguishable from it), with the key's version; otherwise its outcome is
 // unknown. A write whose outcome is unknown fails with ServiceUnavailable or Timeout saying that
 // it may have been applied, never with a guessed result (never a Conflict). The hub's etcd watch
-// reconnects to any live endpoint and resumes after the last delivered revision, so watchers see no
+// reconnects to any live endpoint and resumes after the last delivered revision (also when the
+// stream falls silent: see watch_silence_limit), so watchers see no
 // gap or duplicate across a member's death (unless etcd compacted past that revision meanwhile:
 // then the gap is logged to stderr). TLS: endpoints "https://..." use ca_file to verify etcd and
 // cert_file/key_file (optional) as client certificate. Threads: max_writes_in_flight writer threads
@@ -68,6 +69,12 @@ struct EtcdStoreOptions {
   // connection stays open costs this, not the whole request_timeout. Such a member is then
   // avoided for request_timeout while another one is ready.
   std::chrono::milliseconds attempt_timeout{1000};
+  // The etcd watch asks for a progress report once nothing arrived for a quarter of this (a live
+  // member answers at once, events or not); a stream that stays silent this long (a member paused
+  // or cut off while its connection stays open, which gRPC's keepalive notices only after 15 s)
+  // is given up, the member avoided like one that let an attempt run out, and the watch resumes
+  // on another member.
+  std::chrono::milliseconds watch_silence_limit{2000};
   size_t watch_history_capacity = 100000;
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   // Writes sent at once (one writer thread each); more wait in a queue.

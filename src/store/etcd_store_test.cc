@@ -485,6 +485,48 @@ TEST_F(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown)
             std::string::npos);
 }
 
+// The member a store's watch reads from hangs: its stream stays open and silent (gRPC's
+// keepalive would notice after 15 s). No answer to the progress request within
+// watch_silence_limit ends the stream, and the watch resumes on another member: a change made
+// meanwhile through the others arrives well before the keepalive could have helped.
+TEST_F(EtcdHungMemberTest, ASilentWatchStreamResumesOnAnotherMember) {
+  EtcdStoreOptions options =
+      FollowerOptions("silent", std::chrono::seconds(4), std::chrono::milliseconds(500));
+  options.watch_silence_limit = std::chrono::milliseconds(800);
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  Collector collector;
+  auto watch = store->Watch("/registry/", 0, collector.Callback());
+  ASSERT_TRUE(watch.ok());
+  auto first = store->WriteSync(Create("/registry/leases/first", "1"));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(collector.WaitForRevision(first->mod_revision));
+  int hung = MemberOf(*cluster, store->CurrentEndpoint());
+
+  EtcdStoreOptions other_options = options;
+  other_options.endpoints.clear();
+  for (int i = 0; i < cluster->size(); ++i) {
+    if (i != hung) other_options.endpoints.push_back(cluster->ClientUrl(i));
+  }
+  auto other = MustOpen(other_options);
+  ASSERT_NE(other, nullptr);
+  cluster->Pause(hung);
+  auto changed = other->WriteSync(Update("/registry/leases/first", "2", first->mod_revision));
+  // A deadline below the 15 s the keepalive needs, with room for sanitizer builds.
+  bool delivered =
+      changed.ok() && collector.WaitFor(
+                          [&](const std::vector<Event>& e) {
+                            return !e.empty() && e.back().kv.mod_revision >= changed->mod_revision;
+                          },
+                          std::chrono::seconds(8));
+  cluster->Resume(hung);
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_TRUE(delivered) << "the watch stayed on the hung member";
+  std::vector<Event> events = collector.events();
+  ASSERT_EQ(events.size(), 2u);  // no gap, no repeat
+  EXPECT_EQ(events.back().kv.value, "2");
+}
+
 // A write sent to a member that then answers nothing has an unknown outcome: it fails with
 // Timeout saying so, never with a guessed result. After the member restarts (same data), the
 // store reconnects and its watch resumes after the last delivered revision.

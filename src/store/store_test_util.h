@@ -52,9 +52,10 @@ class Collector {
   }
 
   // Waits until pred(events) holds; false at the deadline.
-  bool WaitFor(const std::function<bool(const std::vector<Event>&)>& pred) {
+  bool WaitFor(const std::function<bool(const std::vector<Event>&)>& pred,
+               std::chrono::nanoseconds deadline = kDeadline) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, kDeadline, [&] { return pred(events_); });
+    return cv_.wait_for(lock, deadline, [&] { return pred(events_); });
   }
   bool WaitForCount(size_t n) {
     return WaitFor([n](const std::vector<Event>& e) { return e.size() >= n; });

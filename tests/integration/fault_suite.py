@@ -1198,7 +1198,20 @@ class PlanItem:
     rounds: int
 
 
-def ci_plan(family: str | None = None) -> list[PlanItem]:
+@dataclass(frozen=True)
+class Only:
+    """Filters of a run (None: all): a fault family, a store, a candidate kind, one fault."""
+    family: str | None = None
+    store: str | None = None
+    kind: str | None = None
+    fault: str | None = None
+
+    def admits(self, fault: str, store: str, kind: str) -> bool:
+        return (self.family in (None, FAULTS[fault].family) and self.store in (None, store)
+                and self.kind in (None, kind) and self.fault in (None, fault))
+
+
+def ci_plan(only: Only = Only()) -> list[PlanItem]:
     """Every fault for at least 3 rounds on SQLite (most on the lease kind, the others' kinds on a
     subset) and 2 rounds of the etcd faults and a few others on etcd; grouped by world."""
     s3 = lambda kind, *faults: [PlanItem(f, "sqlite", kind, 3) for f in faults]  # noqa: E731
@@ -1214,16 +1227,16 @@ def ci_plan(family: str | None = None) -> list[PlanItem]:
         *e2("lease", "partition-blackhole", "kill-leader", "pause-leader", "etcd-kill-member", "etcd-pause-member",
             "etcd-partition-member", "replica-kill", "replica-pause", "replica-partition"),
     ]
-    return [p for p in plan if family is None or FAULTS[p.fault].family == family]
+    return [p for p in plan if only.admits(p.fault, p.store, p.kind)]
 
 
-def long_cycle(family: str | None = None) -> list[tuple[str, str, str]]:
-    """Every applicable (fault, store, kind) (of one family, if given), grouped by world,
-    candidates' configuration changes last within a world (graceful scenarios use a stop delay)."""
+def long_cycle(only: Only = Only()) -> list[tuple[str, str, str]]:
+    """Every applicable (fault, store, kind) that `only` admits, grouped by world, candidates'
+    configuration changes last within a world (graceful scenarios use a stop delay)."""
     out = []
     for store in ("sqlite", "etcd"):
         for kind in WORLD_KINDS:
-            faults = [f for f in FAULTS.values() if applies(f, store, kind) and family in (None, f.family)]
+            faults = [f for f in FAULTS.values() if applies(f, store, kind) and only.admits(f.name, store, kind)]
             faults.sort(key=lambda f: (bool(f.overrides), f.family == "clock"))
             out += [(f.name, store, kind) for f in faults]
     return out
@@ -1291,13 +1304,16 @@ class Suite:
         return out
 
     def run_long(self, leader_changes: int, batch: int = 3, max_seconds: float | None = None,
-                 family: str | None = None) -> list[fo.RoundResult]:
+                 only: Only = Only()) -> list[fo.RoundResult]:
         """Cycles through every fault, store and kind, `batch` rounds each, until at least
         `leader_changes` leader changes were observed (or max_seconds passed)."""
         out: list[fo.RoundResult] = []
         changes = 0
         while changes < leader_changes:
-            for fault, store, kind in long_cycle(family):
+            cycle = long_cycle(only)
+            if not cycle:
+                raise ValueError(f"no fault applies to {only}")
+            for fault, store, kind in cycle:
                 for r in self.run(fault, store, kind, batch):
                     out.append(r)
                     changes += r.leader_changes
@@ -1348,16 +1364,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=3, help="long: rounds of one fault before the next")
     ap.add_argument("--max-seconds", type=float, default=None, help="long: stop after this long anyway")
     ap.add_argument("--family", default=None, help="only this fault family")
+    ap.add_argument("--store", choices=("sqlite", "etcd"), default=None, help="only this store")
+    ap.add_argument("--kind", choices=WORLD_KINDS, default=None, help="only this candidate kind")
+    ap.add_argument("--fault", choices=sorted(FAULTS), default=None, help="only this fault")
     ap.add_argument("--report", default=None, help="write the JSON report here")
     a = ap.parse_args(argv)
+    only = Only(a.family, a.store, a.kind, a.fault)
     tenure_bin()
     elect_bin()
     suite = Suite()
     try:
         if a.profile == "ci":
-            results = suite.run_plan(ci_plan(a.family))
+            results = suite.run_plan(ci_plan(only))
         else:
-            results = suite.run_long(a.rounds, a.batch, a.max_seconds, a.family)
+            results = suite.run_long(a.rounds, a.batch, a.max_seconds, only)
     finally:
         suite.close()
     report = suite.report(a.profile, results)

@@ -20,7 +20,7 @@ import time
 import unittest
 
 import fault_observer as fo
-from fault_suite import FAKETIME_LIB, Spec, Suite, ci_plan, clock_available
+from fault_suite import FAKETIME_LIB, Only, Spec, Suite, ci_plan, clock_available
 from tenure_testlib import FenceChecker, elect_bin, tenure_bin
 
 
@@ -48,7 +48,7 @@ class FaultSuiteTest(unittest.TestCase):
                 json.dump(cls.suite.report("ci"), fh, indent=2)
 
     def run_family(self, family: str) -> None:
-        results = self.suite.run_plan(ci_plan(family))
+        results = self.suite.run_plan(ci_plan(Only(family=family)))
         self.assertTrue(results, f"no round of family {family} ran")
         print(f"\n{family}:\n" + fo.format_table(fo.summarize(results)))
         for r in results:
