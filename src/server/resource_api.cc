@@ -484,7 +484,22 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
       call->responder->Post([this, call] { Update(call, /*use_known=*/false); });
     };
   }
-  StoreUpdate(call, std::move(value), std::move(*existing), *rv, nullptr, std::move(on_not_found));
+  // An unconditional update (a kind that allows it, no resourceVersion sent) is still written on
+  // the version it was prepared from (server-owned fields such as uid came from it, and a no-op
+  // was judged against it); after a concurrent write it is redone on the newer object, as
+  // kube-apiserver's GuaranteedUpdate does, for as long as kConflictRetryWindow.
+  int64_t expected = *rv;
+  std::function<void()> on_conflict;
+  if (*rv == 0) {
+    expected = existing->mod_revision;
+    if (clock_->now() - call->received < kConflictRetryWindow) {
+      on_conflict = [this, call] {
+        call->responder->Post([this, call] { Update(call, /*use_known=*/false); });
+      };
+    }
+  }
+  StoreUpdate(call, std::move(value), std::move(*existing), expected, std::move(on_conflict),
+              std::move(on_not_found));
 }
 
 void ResourceApi::Patch(std::shared_ptr<Call> call) {

@@ -38,8 +38,15 @@ class KnowingStore : public store::Store {
   Result<store::ListResult> List(std::string_view prefix) override { return inner_->List(prefix); }
   int64_t CurrentRevision() override { return inner_->CurrentRevision(); }
   void Write(store::WriteOp op, store::WriteCallback done) override {
+    std::function<void()> before;
+    if (op.kind == store::WriteOp::Kind::kUpdate) std::swap(before, before_next_update);
+    if (before) before();
     inner_->Write(std::move(op), std::move(done));
   }
+  store::SqliteStore& inner() { return *inner_; }
+  // Runs once, right before the next update reaches the store: another client's write between
+  // the server's read and its write.
+  std::function<void()> before_next_update;
   Result<std::unique_ptr<store::WatchHandle>> Watch(std::string_view prefix, int64_t from,
                                                     store::EventCallback on_events) override {
     return inner_->Watch(prefix, from, std::move(on_events));
@@ -218,6 +225,40 @@ TEST_F(ResourceApiTest, AValidationErrorAgainstAKnownVersionIsDecidedFromARead) 
   HttpResponse r = Send("PUT", candidates + "/c", candidate("l2", Rv(created)));
   EXPECT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(json::parse(store_->Get(key)->value)["spec"]["leaseName"], "l2");
+}
+
+// An unconditional update (a ConfigMap PUT without a resourceVersion) raced by a delete and a
+// re-create between the server's read and its write: written unconditionally, it put the old
+// object's uid and creationTimestamp onto the new object. Now it is written on the version it was
+// prepared from, and redone on the newer object after the conflict, as kube-apiserver does.
+TEST_F(ResourceApiTest, AnUnconditionalUpdateIsRedoneOnTheObjectThatReplacedTheOneItRead) {
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  const std::string key = "/registry/configmaps/default/cm";
+  auto configmap = [](const std::string& value) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "ConfigMap"},
+                {"metadata", {{"name", "cm"}, {"namespace", "default"}}},
+                {"data", {{"k", value}}}};
+  };
+  HttpResponse created = Send("POST", configmaps, configmap("first").dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  json recreated = configmap("recreated");
+  recreated["metadata"]["uid"] = "00000000-0000-0000-0000-00000000000b";
+  recreated["metadata"]["creationTimestamp"] = "2026-12-02T10:00:00Z";
+  store_->before_next_update = [&] {
+    ASSERT_TRUE(store_->inner().WriteSync({store::WriteOp::Kind::kDelete, key, "", 0}).ok());
+    ASSERT_TRUE(
+        store_->inner().WriteSync({store::WriteOp::Kind::kCreate, key, recreated.dump(), 0}).ok());
+  };
+  HttpResponse updated = Send("PUT", configmaps + "/cm", configmap("updated").dump());
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  auto stored = store_->Get(key);
+  ASSERT_TRUE(stored.ok());
+  json object = json::parse(stored->value);
+  EXPECT_EQ(object["data"]["k"], "updated");
+  EXPECT_EQ(object["metadata"]["uid"], recreated["metadata"]["uid"]);
+  EXPECT_EQ(object["metadata"]["creationTimestamp"], recreated["metadata"]["creationTimestamp"]);
+  EXPECT_EQ(json::parse(updated.body)["metadata"]["uid"], recreated["metadata"]["uid"]);
 }
 
 }  // namespace
