@@ -134,9 +134,13 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
     size_t untried = endpoints_.size() - attempt;
     auto share = std::chrono::duration_cast<std::chrono::milliseconds>(left / untried);
     auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
-    reply =
-        pooled.connection->Request(method, config_.path_prefix + path,
-                                   Headers(body ? content_type : ""), body ? body->dump() : "", ms);
+    // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
+    // gives up in time and shares the time among etcd members instead of hanging on one.
+    std::string target = config_.path_prefix + path +
+                         (path.find('?') == std::string::npos ? "?" : "&") +
+                         "timeout=" + std::to_string(ms.count()) + "ms";
+    reply = pooled.connection->Request(method, target, Headers(body ? content_type : ""),
+                                       body ? body->dump() : "", ms);
     if (reply.ok()) {
       ReturnConnection(std::move(pooled));
       break;

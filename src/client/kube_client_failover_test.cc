@@ -51,6 +51,10 @@ class StandIn {
   }
   uint16_t port() const { return port_; }
   int requests() const { return requests_.load(); }
+  std::vector<std::string> request_lines() const {
+    std::lock_guard lock(mu_);
+    return targets_;
+  }
 
  private:
   void Serve() {
@@ -79,6 +83,10 @@ class StandIn {
           length = std::stoul(in.substr(p + 16));
         }
         if (in.size() < head_end + 4 + length) continue;
+        {
+          std::lock_guard lock(mu_);
+          targets_.push_back(in.substr(0, in.find("\r\n")));  // "GET /api HTTP/1.1"
+        }
         in.erase(0, head_end + 4 + length);
         ++requests_;
         if (reply_ == Reply::kHangUp) break;
@@ -99,8 +107,9 @@ class StandIn {
   int fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<int> requests_{0};
-  std::mutex mu_;
-  std::vector<int> open_;  // connections being served
+  mutable std::mutex mu_;
+  std::vector<std::string> targets_;  // request lines, in arrival order
+  std::vector<int> open_;             // connections being served
   std::vector<std::thread> handlers_;
   std::thread thread_;
 };
@@ -193,6 +202,35 @@ TEST(KubeClientFailoverTest, AHungEndpointGetsItsShareOfTheCallNotAllOfIt) {
       << write.status().ToString();
   EXPECT_EQ(healthy.requests(), 1);  // not repeated: its outcome is unknown
   ASSERT_TRUE(writes->Call("PUT", "/api/x", &body, std::chrono::seconds(2)).ok());
+}
+
+// Each attempt tells the server how long the client waits (`?timeout=`, as client-go sends it),
+// so a replica can give up in time and share the time among its etcd members.
+TEST(KubeClientFailoverTest, EachAttemptSendsItsShareAsTheRequestTimeout) {
+  // The milliseconds of `?timeout=` in a request line that starts with `prefix`; -1 otherwise.
+  auto timeout_ms = [](const std::string& line, const std::string& prefix) {
+    if (line.compare(0, prefix.size(), prefix) != 0) return -1;
+    size_t end = line.find("ms HTTP/1.1", prefix.size());
+    return end == std::string::npos ? -1 : std::stoi(line.substr(prefix.size()));
+  };
+  StandIn hung(Reply::kNever);
+  StandIn healthy(Reply::kAnswer);
+  auto client = ClientFor({hung.port(), healthy.port()});
+  auto read = client->Call("GET", "/api/v1/pods?limit=1", nullptr, std::chrono::seconds(2));
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const std::string prefix = "GET /api/v1/pods?limit=1&timeout=";
+  ASSERT_EQ(hung.request_lines().size(), 1u);
+  int first = timeout_ms(hung.request_lines()[0], prefix);
+  EXPECT_GT(first, 900) << hung.request_lines()[0];  // half of the 2 s call
+  EXPECT_LE(first, 1000) << hung.request_lines()[0];
+  ASSERT_EQ(healthy.request_lines().size(), 1u);
+  int second = timeout_ms(healthy.request_lines()[0], prefix);
+  EXPECT_GT(second, 0) << healthy.request_lines()[0];  // what the hung endpoint left
+  EXPECT_LE(second, 1000) << healthy.request_lines()[0];
+  auto plain = ClientFor({healthy.port()})->Call("GET", "/api", nullptr, std::chrono::seconds(3));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_GT(timeout_ms(healthy.request_lines().back(), "GET /api?timeout="), 2000)
+      << healthy.request_lines().back();
 }
 
 TEST(KubeClientFailoverTest, EveryEndpointDownGivesUnavailable) {

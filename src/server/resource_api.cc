@@ -4,6 +4,7 @@
 #include <random>
 
 #include "api/client_json.h"
+#include "api/go_duration.h"
 #include "api/status_object.h"
 #include "api/time.h"
 #include "server/object_text.h"
@@ -165,6 +166,9 @@ void ApplyCreateDefaults(const api::KindInfo& kind, json& object) {
 
 struct ResourceApi::Call {
   Clock::TimePoint received;
+  // When the client stops waiting (its `?timeout=`): the store gives up then, and shares what is
+  // left among the members it may try (a hung etcd member must not take all of it).
+  store::Deadline deadline = store::kNoDeadline;
   RequestInfo info;
   const api::KindInfo* kind = nullptr;
   HttpRequest request;
@@ -226,6 +230,16 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   auto format = NegotiateFormat(call->request);
   if (!format.ok()) return call->Fail(format.status());
   call->format = *format;
+  if (info.verb != "watch" && call->request.has_param("timeout")) {
+    // kube-apiserver's request deadline: a client's timeout can only shorten the server's own
+    // (0 means none); long-running requests (watches) do not take it.
+    auto timeout = api::ParseGoDuration(call->request.param("timeout"));
+    if (!timeout.ok()) {
+      return call->Fail(Status::BadRequest("invalid timeout specified in the request URL: " +
+                                           timeout.status().message()));
+    }
+    if (timeout->count() > 0) call->deadline = std::chrono::steady_clock::now() + *timeout;
+  }
   std::string dry_run = call->request.param("dryRun");
   if (!dry_run.empty()) {
     if (dry_run != "All") {
@@ -256,7 +270,8 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
 }
 
 void ResourceApi::Get(std::shared_ptr<Call> call) {
-  auto kv = store_->Get(StorageKey(*call->kind, call->info.namespace_, call->info.name));
+  auto kv = store_->GetBefore(StorageKey(*call->kind, call->info.namespace_, call->info.name),
+                              call->deadline);
   if (!kv.ok()) return call->Fail(StoreError(kv.status(), *call->kind, call->info.name));
   call->ReplyStored(200, kv->value, kv->mod_revision, *clock_);
 }
@@ -310,7 +325,7 @@ void ResourceApi::StoreCreate(std::shared_ptr<Call> call, json object) {
     return call->ReplyStored(201, value, store_->CurrentRevision(), *clock_);
   }
   store::WriteOp op{store::WriteOp::Kind::kCreate,
-                    StorageKey(*call->kind, call->info.namespace_, name), value, 0};
+                    StorageKey(*call->kind, call->info.namespace_, name), value, 0, call->deadline};
   store_->Write(std::move(op), [call, name, clock = clock_](Result<store::KeyValue> r) {
     if (!r.ok()) return call->Fail(StoreError(r.status(), *call->kind, name));
     call->ReplyStoredLater(201, std::move(*r), clock);
@@ -387,7 +402,7 @@ void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, std::string value,
   }
   if (call->dry_run) return call->ReplyStored(200, value, existing.mod_revision, *clock_);
   store::WriteOp op{store::WriteOp::Kind::kUpdate, existing.key, std::move(value),
-                    expected_revision};
+                    expected_revision, call->deadline};
   store_->Write(std::move(op), [call, clock = clock_, on_conflict = std::move(on_conflict),
                                 on_not_found = std::move(on_not_found)](Result<store::KeyValue> r) {
     if (!r.ok()) {
@@ -440,7 +455,7 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   std::optional<store::KeyValue> known;
   if (use_known && *rv != 0 && !call->dry_run) known = store_->KnownValue(key, *rv);
   Result<store::KeyValue> existing =
-      known ? Result<store::KeyValue>(std::move(*known)) : store_->Get(key);
+      known ? Result<store::KeyValue>(std::move(*known)) : store_->GetBefore(key, call->deadline);
   if (!existing.ok()) {
     if (existing.status().IsNotFound() && kind.allow_create_on_update) {
       (*object)["metadata"].erase("resourceVersion");
@@ -510,7 +525,8 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
   if (!parsed_patch.ok()) return call->Fail(parsed_patch.status());
   json patch = std::move(*parsed_patch);
   const api::KindInfo& kind = *call->kind;
-  auto existing = store_->Get(StorageKey(kind, call->info.namespace_, call->info.name));
+  auto existing =
+      store_->GetBefore(StorageKey(kind, call->info.namespace_, call->info.name), call->deadline);
   if (!existing.ok() && !(existing.status().IsNotFound() && *type == PatchType::kApply)) {
     return call->Fail(StoreError(existing.status(), kind, call->info.name));
   }
@@ -596,7 +612,7 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
     }
   }
   std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
-  auto existing = store_->Get(key);
+  auto existing = store_->GetBefore(key, call->deadline);
   if (!existing.ok()) return call->Fail(StoreError(existing.status(), kind, call->info.name));
   json old_object = json::parse(existing->value);
   std::string uid = JsonString(old_object, "metadata", "uid");
@@ -635,7 +651,7 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
     return call->ReplyObject(200, api::StatusToJsonText(success));
   }
   // Without a precondition kube deletes whatever is there now: an unconditional delete.
-  store::WriteOp op{store::WriteOp::Kind::kDelete, key, "", expected};
+  store::WriteOp op{store::WriteOp::Kind::kDelete, key, "", expected, call->deadline};
   store_->Write(std::move(op), [call, success](Result<store::KeyValue> r) {
     if (!r.ok()) return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
     call->ReplyObject(200, api::StatusToJsonText(success));

@@ -29,6 +29,13 @@ class KnowingStore : public store::Store {
     ++gets;
     return inner_->Get(key);
   }
+  Result<store::KeyValue> GetBefore(std::string_view key, store::Deadline deadline) override {
+    {
+      std::lock_guard lock(mu_);
+      deadlines.push_back(deadline);
+    }
+    return Get(key);
+  }
   std::optional<store::KeyValue> KnownValue(std::string_view key, int64_t revision) override {
     std::lock_guard lock(mu_);
     auto it = known_.find(std::string(key));
@@ -39,7 +46,11 @@ class KnowingStore : public store::Store {
   int64_t CurrentRevision() override { return inner_->CurrentRevision(); }
   void Write(store::WriteOp op, store::WriteCallback done) override {
     std::function<void()> before;
-    if (op.kind == store::WriteOp::Kind::kUpdate) std::swap(before, before_next_update);
+    {
+      std::lock_guard lock(mu_);
+      deadlines.push_back(op.deadline);
+      if (op.kind == store::WriteOp::Kind::kUpdate) std::swap(before, before_next_update);
+    }
     if (before) before();
     inner_->Write(std::move(op), std::move(done));
   }
@@ -47,6 +58,11 @@ class KnowingStore : public store::Store {
   // Runs once, right before the next update reaches the store: another client's write between
   // the server's read and its write.
   std::function<void()> before_next_update;
+  // The deadline of every GetBefore and Write, in order.
+  std::vector<store::Deadline> Deadlines() {
+    std::lock_guard lock(mu_);
+    return deadlines;
+  }
   Result<std::unique_ptr<store::WatchHandle>> Watch(std::string_view prefix, int64_t from,
                                                     store::EventCallback on_events) override {
     return inner_->Watch(prefix, from, std::move(on_events));
@@ -58,6 +74,7 @@ class KnowingStore : public store::Store {
   std::atomic<int> gets{0};
 
  private:
+  std::vector<store::Deadline> deadlines;
   std::unique_ptr<store::SqliteStore> inner_;
   std::mutex mu_;
   std::map<std::string, store::KeyValue> known_;
@@ -115,11 +132,13 @@ class ResourceApiTest : public ::testing::Test {
     if (!rv.empty()) lease["metadata"]["resourceVersion"] = rv;
     return lease.dump();
   }
-  HttpResponse Send(const std::string& method, const std::string& path, const std::string& body) {
+  HttpResponse Send(const std::string& method, const std::string& path, const std::string& body,
+                    std::multimap<std::string, std::string> query = {}) {
     HttpRequest request;
     request.method = method;
     request.target = path;
     request.path = path;
+    request.query = std::move(query);
     request.headers = {{"content-type", "application/json"}, {"accept", "application/json"}};
     request.body = body;
     RequestInfo info = ParseRequestInfo(request);
@@ -259,6 +278,36 @@ TEST_F(ResourceApiTest, AnUnconditionalUpdateIsRedoneOnTheObjectThatReplacedTheO
   EXPECT_EQ(object["metadata"]["uid"], recreated["metadata"]["uid"]);
   EXPECT_EQ(object["metadata"]["creationTimestamp"], recreated["metadata"]["creationTimestamp"]);
   EXPECT_EQ(json::parse(updated.body)["metadata"]["uid"], recreated["metadata"]["uid"]);
+}
+
+// A client's `?timeout=` becomes the deadline of the request's store operations (a replica on
+// etcd then gives up in time and shares it among members); without one there is none, 0 means
+// none, and a value Go cannot parse is refused as kube-apiserver refuses it.
+TEST_F(ResourceApiTest, TheClientsTimeoutIsTheDeadlineOfTheStoreOperations) {
+  const std::string lease = std::string(kLeases) + "/known";
+  const size_t setup = store_->Deadlines().size();
+  auto before = std::chrono::steady_clock::now();
+  HttpResponse r = Send("PUT", lease, Lease("b", first_rv_), {{"timeout", "1500ms"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::vector<store::Deadline> deadlines = store_->Deadlines();
+  deadlines.erase(deadlines.begin(), deadlines.begin() + static_cast<ptrdiff_t>(setup));
+  ASSERT_EQ(deadlines.size(), 2u);  // the read, the write
+  for (store::Deadline d : deadlines) {
+    EXPECT_GE(d, before + std::chrono::milliseconds(1500));
+    EXPECT_LE(d, std::chrono::steady_clock::now() + std::chrono::milliseconds(1500));
+  }
+  ASSERT_EQ(Send("GET", lease, "", {{"timeout", "0s"}}).status, 200);
+  ASSERT_EQ(Send("GET", lease, "").status, 200);
+  deadlines = store_->Deadlines();
+  deadlines.erase(deadlines.begin(), deadlines.begin() + static_cast<ptrdiff_t>(setup));
+  ASSERT_EQ(deadlines.size(), 4u);
+  EXPECT_EQ(deadlines[2], store::kNoDeadline);
+  EXPECT_EQ(deadlines[3], store::kNoDeadline);
+
+  HttpResponse bad = Send("GET", lease, "", {{"timeout", "5"}});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(json::parse(bad.body)["message"],
+            "invalid timeout specified in the request URL: time: missing unit in duration \"5\"");
 }
 
 }  // namespace

@@ -341,9 +341,22 @@ struct EtcdStore::Impl {
   // connection stays open) must not take the whole request timeout when another one could
   // answer. The last member of the first round, and every later attempt, get all that is left
   // (a slow but healthy cluster still answers a heavy read); so does a single endpoint.
+  // Of a short deadline (the caller's) each member not tried yet gets an even share, so that a
+  // hung first one leaves time for the others.
   SysClock::time_point AttemptDeadline(SysClock::time_point deadline, size_t attempt) const {
     if (attempt >= endpoints.size()) return deadline;
-    return std::min(deadline, SysClock::now() + options.attempt_timeout);
+    auto now = SysClock::now();
+    auto share = (deadline - now) / static_cast<int64_t>(endpoints.size() - attempt + 1);
+    return std::min(deadline, now + std::min<SysClock::duration>(options.attempt_timeout, share));
+  }
+
+  // An operation's deadline: the request timeout, or the caller's deadline when sooner.
+  SysClock::time_point OperationDeadline(Deadline caller) const {
+    auto deadline = SysClock::now() + options.request_timeout;
+    if (caller == kNoDeadline) return deadline;
+    auto left = caller - std::chrono::steady_clock::now();
+    return std::min(deadline,
+                    SysClock::now() + std::chrono::duration_cast<SysClock::duration>(left));
   }
 
   // After an attempt on endpoint `idx` failed in a way another member may not share.
@@ -354,8 +367,8 @@ struct EtcdStore::Impl {
 
   // A read (idempotent) on any endpoint, failing over until the deadline.
   template <typename Call>
-  grpc::Status Read(Call&& call) {
-    auto deadline = SysClock::now() + options.request_timeout;
+  grpc::Status Read(Call&& call, Deadline caller = kNoDeadline) {
+    auto deadline = OperationDeadline(caller);
     grpc::Status last(grpc::StatusCode::UNAVAILABLE, "no etcd endpoint reachable");
     for (size_t attempt = 1;; ++attempt) {
       int idx = WaitForReady(deadline);
@@ -371,11 +384,12 @@ struct EtcdStore::Impl {
     }
   }
 
-  Result<pb::RangeResponse> Range(pb::RangeRequest request) {
+  Result<pb::RangeResponse> Range(pb::RangeRequest request, Deadline caller = kNoDeadline) {
     pb::RangeResponse response;
-    grpc::Status s = Read([&](pb::KV::Stub& kv, grpc::ClientContext& context) {
-      return kv.Range(&context, request, &response);
-    });
+    grpc::Status s =
+        Read([&](pb::KV::Stub& kv,
+                 grpc::ClientContext& context) { return kv.Range(&context, request, &response); },
+             caller);
     if (!s.ok()) return FromGrpc(s, "range", false);
     SawRevision(response.header().revision());
     return response;
@@ -501,7 +515,7 @@ struct EtcdStore::Impl {
     WriteCall call;
     call.op = std::move(op);
     call.done = std::move(done);
-    call.deadline = SysClock::now() + options.request_timeout;
+    call.deadline = OperationDeadline(call.op.deadline);
     if (Status s = BuildTxn(call); !s.ok()) call.immediate = std::move(s);
     {
       std::lock_guard lock(mu);
@@ -547,18 +561,19 @@ struct EtcdStore::Impl {
           return Status::Timeout(
               "etcd txn: an attempt on " + call.cut_off_endpoint +
               " got no answer in time and no member took the resend before "
-              "the request timeout (the write may or may not have been applied)");
+              "the write's deadline (the write may or may not have been applied)");
         }
         if (idx >= 0) {
           return Status::Timeout(
-              "etcd: the write waited out the request timeout before it could be "
-              "sent (the write was not applied)");
+              "etcd: the write's deadline passed before it could be sent (the write "
+              "was not applied)");
         }
         return Status::Unavailable(
-            "etcd: no endpoint reachable within the request timeout (the write was not applied)");
+            "etcd: no endpoint reachable before the write's deadline (the write was not "
+            "applied)");
       }
       grpc::ClientContext context;
-      // A write that cannot be resent keeps the whole request timeout on its one member.
+      // A write that cannot be resent keeps all of its time on its one member.
       context.set_deadline(resendable ? AttemptDeadline(call.deadline, attempt) : call.deadline);
       RequireLeader(context);
       call.response.Clear();
@@ -855,12 +870,14 @@ EtcdStore::~EtcdStore() { impl_->Shutdown(); }
 
 void EtcdStore::Close() { impl_->Shutdown(); }
 
-Result<KeyValue> EtcdStore::Get(std::string_view key) {
+Result<KeyValue> EtcdStore::Get(std::string_view key) { return GetBefore(key, kNoDeadline); }
+
+Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline deadline) {
   auto etcd_key = impl_->EtcdKey(key);
   if (!etcd_key.ok()) return etcd_key.status();
   pb::RangeRequest request;
   request.set_key(*etcd_key);
-  auto response = impl_->Range(std::move(request));
+  auto response = impl_->Range(std::move(request), deadline);
   if (!response.ok()) return response.status();
   if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
   KeyValue kv = impl_->ToKeyValue(response->kvs(0));

@@ -19,11 +19,12 @@
 // Known values: every write result, watch event and Get result is noted (key -> newest version
 // seen), so an update whose expected revision is that version needs no read first (kube-apiserver
 // starts GuaranteedUpdate from its watch cache the same way); the Txn still compares the revision.
-// Failures: every operation has a deadline (request_timeout); with several endpoints an attempt
-// that may be repeated elsewhere also ends after attempt_timeout. Reads retry on another
-// endpoint until the deadline. A write is retried on another endpoint when it was certainly not
-// applied (no endpoint connected yet, or etcd answered "no leader"); an update or delete that
-// names the revision it replaces also after an attempt that got no answer or lost its
+// Failures: every operation has a deadline (request_timeout, or the caller's Deadline when that
+// comes first); with several endpoints an attempt that may be repeated elsewhere also ends after
+// attempt_timeout, or after its even share of what is left among the members not tried yet. Reads
+// retry on another endpoint until the deadline. A write is retried on another endpoint when it was
+// certainly not applied (no endpoint connected yet, or etcd answered "no leader"); an update or
+// delete that names the revision it replaces also after an attempt that got no answer or lost its
 // connection: at most one copy can ever pass the compare, since revisions never repeat. When
 // the resend's compare fails and the key holds exactly the written value, the write is answered
 // as applied (indistinguishable from it), with the key's version; otherwise its outcome is
@@ -105,6 +106,7 @@ class EtcdStore : public Store {
 
   void Close() override;
   Result<KeyValue> Get(std::string_view key) override;
+  Result<KeyValue> GetBefore(std::string_view key, Deadline deadline) override;
   // From the versions this replica wrote or saw on its watch (see KnownValues).
   std::optional<KeyValue> KnownValue(std::string_view key, int64_t mod_revision) override;
   Result<ListResult> List(std::string_view prefix) override;

@@ -385,6 +385,21 @@ class EtcdHungMemberTest : public ::testing::Test {
     options.attempt_timeout = attempt;
     return options;
   }
+  // Opens a store and waits until its watch delivered a first write: the member it talks to
+  // is settled then (at start, a watch refused while the cluster settles moves the store on).
+  std::unique_ptr<EtcdStore> OpenSettled(const EtcdStoreOptions& options) {
+    auto store = MustOpen(options);
+    if (store == nullptr) return nullptr;
+    Collector settled;
+    auto watch = store->Watch("/registry/settle/", 0, settled.Callback());
+    EXPECT_TRUE(watch.ok());
+    auto written = store->WriteSync(Create("/registry/settle/first", "x"));
+    EXPECT_TRUE(written.ok()) << written.status().ToString();
+    if (!watch.ok() || !written.ok() || !settled.WaitForRevision(written->mod_revision)) {
+      return nullptr;
+    }
+    return store;
+  }
   std::unique_ptr<testing::EtcdTestCluster> cluster;
 };
 
@@ -394,7 +409,7 @@ class EtcdHungMemberTest : public ::testing::Test {
 // writes go to the others.
 TEST_F(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) {
   auto store =
-      MustOpen(FollowerOptions("hung", std::chrono::seconds(4), std::chrono::milliseconds(500)));
+      OpenSettled(FollowerOptions("hung", std::chrono::seconds(4), std::chrono::milliseconds(500)));
   ASSERT_NE(store, nullptr);
   std::string key = "/registry/leases/l";
   auto created = store->WriteSync(Create(key, "0"));
@@ -424,7 +439,7 @@ TEST_F(EtcdHungMemberTest, ReadsAndConditionalWritesGoOnThroughTheOtherMembers) 
 // the member wakes up and applies its copy): it keeps the whole request timeout there and
 // fails as unknown.
 TEST_F(EtcdHungMemberTest, ACreateIsNotResent) {
-  auto store = MustOpen(
+  auto store = OpenSettled(
       FollowerOptions("create", std::chrono::milliseconds(1500), std::chrono::milliseconds(300)));
   ASSERT_NE(store, nullptr);
   int hung = MemberOf(*cluster, store->CurrentEndpoint());
@@ -525,6 +540,42 @@ TEST_F(EtcdHungMemberTest, ASilentWatchStreamResumesOnAnotherMember) {
   std::vector<Event> events = collector.events();
   ASSERT_EQ(events.size(), 2u);  // no gap, no repeat
   EXPECT_EQ(events.back().kv.value, "2");
+}
+
+// A caller that waits only briefly (a request's `?timeout=`) gets an answer within that time
+// although the member it talks to hangs: each member still to try gets an even share of the
+// caller's time, not attempt_timeout (here longer than the caller waits at all).
+TEST_F(EtcdHungMemberTest, AShortCallerDeadlineIsSharedAmongTheMembers) {
+  auto store =
+      OpenSettled(FollowerOptions("share", std::chrono::seconds(6), std::chrono::seconds(3)));
+  ASSERT_NE(store, nullptr);
+  const std::string key = "/registry/leases/share";
+  auto created = store->WriteSync(Create(key, "0"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  int hung = MemberOf(*cluster, store->CurrentEndpoint());
+  cluster->Pause(hung);
+  auto start = std::chrono::steady_clock::now();
+  WriteOp update = Update(key, "1", created->mod_revision);
+  update.deadline = start + std::chrono::milliseconds(1200);
+  auto renewed = store->WriteSync(update);
+  auto write_took = std::chrono::steady_clock::now() - start;
+  // The store moved away from the hung member: hang it again for the read.
+  int hung_again = MemberOf(*cluster, store->CurrentEndpoint());
+  if (hung_again != hung) {
+    cluster->Resume(hung);
+    cluster->Pause(hung_again);
+  }
+  auto read_start = std::chrono::steady_clock::now();
+  auto got = store->GetBefore(key, read_start + std::chrono::milliseconds(1200));
+  auto read_took = std::chrono::steady_clock::now() - read_start;
+  cluster->Resume(hung_again);
+  cluster->Resume(hung);
+  ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
+  // Half of 1.2 s on the hung member, then the other: well before the 3 s attempt_timeout.
+  EXPECT_LT(write_took, std::chrono::seconds(2));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->value, "1");
+  EXPECT_LT(read_took, std::chrono::seconds(2));
 }
 
 // A write sent to a member that then answers nothing has an unknown outcome: it fails with

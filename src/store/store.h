@@ -17,6 +17,7 @@
 // must not block; they may call back into the store.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,12 +42,19 @@ struct ListResult {
   int64_t revision = 0;         // the store revision this list reflects
 };
 
+// When the caller stops waiting for an operation (a request's deadline, e.g. the client's
+// `?timeout=`). A backend whose operations take round trips gives up then with Timeout and
+// shares what is left among the members it may try; kNoDeadline: its own request timeout only.
+using Deadline = std::chrono::steady_clock::time_point;
+inline constexpr Deadline kNoDeadline = Deadline::max();
+
 struct WriteOp {
   enum class Kind { kCreate, kUpdate, kDelete };
   Kind kind = Kind::kCreate;
   std::string key;
   std::string value;              // ignored for kDelete
   int64_t expected_revision = 0;  // kUpdate/kDelete: 0 means unconditional
+  Deadline deadline = kNoDeadline;
 };
 
 struct Event {
@@ -72,6 +80,12 @@ class Store {
   virtual ~Store() = default;
 
   virtual Result<KeyValue> Get(std::string_view key) = 0;
+  // Get for a caller that waits only until `deadline` (see Deadline); the default is Get (local
+  // reads do not wait).
+  virtual Result<KeyValue> GetBefore(std::string_view key, Deadline deadline) {
+    (void)deadline;
+    return Get(key);
+  }
   // The key's value as of its change at `mod_revision`, when this store holds it locally and
   // can answer without a round trip; nullopt otherwise (the default). Says nothing about whether
   // that is still the key's current value: a write expecting `mod_revision` is still compared.

@@ -79,6 +79,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -346,6 +347,19 @@ class FaultyEtcd(EtcdCluster):
 
     def pause(self, i: int) -> None:
         self.procs[i].send_signal(signal.SIGSTOP)
+
+    def is_leader(self, i: int) -> bool:
+        """Whether member i leads the etcd cluster now (its status through the JSON gateway)."""
+        try:
+            req = urllib.request.Request(self.urls[i] + "/v3/maintenance/status", data=b"{}", method="POST")
+            with urllib.request.urlopen(req, timeout=1) as r:
+                status = json.loads(r.read())
+            return status["header"]["member_id"] == status["leader"]
+        except (OSError, ValueError, KeyError):
+            return False
+
+    def describe(self, i: int) -> str:
+        return f"etcd member {i}{' (the etcd leader)' if self.is_leader(i) else ''}"
 
     def resume(self, i: int) -> None:
         if self.running(i):
@@ -956,7 +970,7 @@ def _etcd_member_of(r: Round, rep: int) -> int:
 
 def f_etcd_kill_member(r: Round) -> None:
     m = _etcd_member_of(r, _leader_replica(r))
-    r.notes.append(f"killed etcd member {m}")
+    r.notes.append(f"killed {r.world.etcd.describe(m)}")
     r.inject(lambda: r.world.etcd.kill(m))
     try:
         r.wait_next()
@@ -966,7 +980,7 @@ def f_etcd_kill_member(r: Round) -> None:
 
 def f_etcd_pause_member(r: Round) -> None:
     m = _etcd_member_of(r, _leader_replica(r))
-    r.notes.append(f"paused etcd member {m}")
+    r.notes.append(f"paused {r.world.etcd.describe(m)}")
     r.inject(lambda: r.world.etcd.pause(m))
     try:
         r.wait_next()
@@ -990,7 +1004,7 @@ def _black_hole_for_an_outage(r: Round, proxies: list[FaultProxy], note: str) ->
 def f_etcd_partition_member(r: Round) -> None:
     m = _etcd_member_of(r, _leader_replica(r))
     _black_hole_for_an_outage(r, [row[m] for row in r.world.etcd_proxies],
-                              f"black-holed etcd member {m} from both replicas")
+                              f"black-holed {r.world.etcd.describe(m)} from both replicas")
 
 
 def f_replica_kill(r: Round) -> None:
