@@ -286,6 +286,42 @@ int64_t SteadyNowNs() {
       .count();
 }
 
+// Bytes of large request bodies the server holds at once (being read, or in requests not answered
+// yet): a claim on `held` that is given back when destroyed; empty when refused.
+class BodyReservation {
+ public:
+  BodyReservation() = default;
+  static BodyReservation Take(std::shared_ptr<std::atomic<size_t>> held, size_t bytes,
+                              size_t limit) {
+    size_t now = held->load();
+    do {
+      if (now + bytes > limit) return {};
+    } while (!held->compare_exchange_weak(now, now + bytes));
+    BodyReservation r;
+    r.held_ = std::move(held);
+    r.bytes_ = bytes;
+    return r;
+  }
+  BodyReservation(BodyReservation&& other) noexcept
+      : held_(std::move(other.held_)), bytes_(std::exchange(other.bytes_, 0)) {}
+  BodyReservation& operator=(BodyReservation&& other) noexcept {
+    Release();
+    held_ = std::move(other.held_);
+    bytes_ = std::exchange(other.bytes_, 0);
+    return *this;
+  }
+  ~BodyReservation() { Release(); }
+  explicit operator bool() const { return held_ != nullptr; }
+
+ private:
+  void Release() {
+    if (held_) held_->fetch_sub(bytes_);
+    held_.reset();
+  }
+  std::shared_ptr<std::atomic<size_t>> held_;
+  size_t bytes_ = 0;
+};
+
 // What Stop() and the timeout sweeper need to end a connection: its socket (null once the
 // connection is gone) and the mailbox it may be waiting on; touched only on the connection's
 // strand. `deadline_ns` (steady clock, 0: none) bounds the current read or write: one sweeper
@@ -473,6 +509,9 @@ class HttpServerImpl final : public HttpServer {
 
   HttpHandler& handler() { return *handler_; }
   const HttpServerOptions& options() const { return options_; }
+  BodyReservation ReserveLargeBody(size_t bytes) {
+    return BodyReservation::Take(large_bodies_, bytes, options_.max_large_body_bytes);
+  }
   bool stopping() const { return stopped_.load(); }
 
  private:
@@ -582,6 +621,7 @@ class HttpServerImpl final : public HttpServer {
   uint16_t port_ = 0;
   std::vector<StackThread> threads_;          // handlers recurse over client JSON: a known stack
   std::shared_ptr<ConnectionLimits> limits_;  // shared with every open connection's place
+  std::shared_ptr<std::atomic<size_t>> large_bodies_ = std::make_shared<std::atomic<size_t>>(0);
   std::atomic<bool> stopped_{false};
   std::mutex threads_mu_;
   std::condition_variable threads_done_;
@@ -612,8 +652,26 @@ awaitable<void> Session<Stream>::Run() {
       co_await http::async_read_header(stream_, buffer, parser,
                                        net::redirect_error(use_awaitable, ec));
     }
+    // A large body (or one of unknown length) is read only while the server holds less than
+    // max_large_body_bytes of them, until this request is answered: past it, 429 before reading.
+    // Small bodies (a renewal's) never wait for it; the connection caps bound those.
+    BodyReservation large_body;
     if (!ec && !parser.is_done()) {
-      connection_->Arm(server_.options().body_timeout);
+      const HttpServerOptions& o = server_.options();
+      size_t declared =
+          std::min<size_t>(parser.content_length().value_or(o.max_body_bytes), o.max_body_bytes);
+      if (declared > o.small_body_bytes) {
+        large_body = server_.ReserveLargeBody(declared);
+        if (!large_body) {
+          connection_->Disarm();
+          HttpResponse r = server_.handler().Reject(
+              Status(Reason::kTooManyRequests, "Too many requests, please try again later."));
+          r.headers.emplace_back("Retry-After", "1");
+          if (co_await WriteAll(SerializeResponse(r, false))) co_await DrainBeforeClose();
+          co_return;
+        }
+      }
+      connection_->Arm(o.body_timeout);
       co_await http::async_read(stream_, buffer, parser, net::redirect_error(use_awaitable, ec));
     }
     connection_->Disarm();

@@ -1,10 +1,12 @@
 // HttpServer: HTTP/1.1 (plain or TLS) front door. Knows nothing about Kubernetes.
 //
 // Each request is parsed (headers up to 64 KiB, body up to max_body_bytes: larger bodies get 413
-// and the connection is closed), then handed to the HttpHandler together with a Responder. The
-// handler may answer from any thread, at once or later (after a store write), exactly once:
-// either a whole HttpResponse or a stream (chunked transfer, used for watch). Connections are
-// keep-alive. Boost.Beast stays inside http_server.cc so including this header is cheap.
+// and the connection is closed; large bodies wait for nothing: past max_large_body_bytes held at
+// once a request gets 429 before its body is read), then handed to the HttpHandler together with a
+// Responder. The handler may answer from any thread, at once or later (after a store write),
+// exactly once: either a whole HttpResponse or a stream (chunked transfer, used for watch).
+// Connections are keep-alive. Boost.Beast stays inside http_server.cc so including this header is
+// cheap.
 #pragma once
 
 #include <chrono>
@@ -117,6 +119,12 @@ struct HttpServerOptions {
   // closed at once.
   size_t max_connections = 0;
   size_t max_connections_per_client = 1024;
+  // Request bodies larger than small_body_bytes (or of unknown length, counted as
+  // max_body_bytes) that the server holds at once, from their head until their answer: past it
+  // a request gets 429 with Retry-After before its body is read. Smaller bodies (lease renewals)
+  // never wait for it; the connection caps bound them.
+  size_t max_large_body_bytes = size_t{512} << 20;
+  size_t small_body_bytes = 64 * 1024;
 };
 
 class HttpServer {
