@@ -1,4 +1,5 @@
-// Admission: request classes, in-flight limits per priority level, the expensive pool.
+// Admission: request classes, in-flight limits per priority level, the expensive and blocking
+// pools.
 #include "server/admission.h"
 
 #include <cstdio>
@@ -22,7 +23,7 @@ void RunGuarded(const std::function<void(std::shared_ptr<Responder>)>& handle,
 class AdmittedResponder final : public Responder,
                                 public std::enable_shared_from_this<AdmittedResponder> {
  public:
-  // `submit`: where Post sends further work (the expensive pool for an expensive request; null:
+  // `submit`: where Post sends further work (the pool the request runs on; null:
   // the connection's thread).
   AdmittedResponder(std::shared_ptr<Responder> inner, std::atomic<size_t>* inflight,
                     std::function<bool(std::function<void()>)> submit)
@@ -123,22 +124,66 @@ const char* PriorityLevelName(PriorityLevel level) {
   return "unknown";
 }
 
-Admission::Admission(AdmissionOptions options) : options_(options) {
-  LevelOf(PriorityLevel::kLeaderElection).limit = options_.max_leader_election_inflight;
-  LevelOf(PriorityLevel::kReadOnly).limit = options_.max_read_only_inflight;
-  LevelOf(PriorityLevel::kMutating).limit = options_.max_mutating_inflight;
-  for (size_t i = 0; i < std::max<size_t>(1, options_.expensive_threads); ++i) {
-    pool_.emplace_back(kHandlerStackBytes, [this] { RunPool(); });
+WorkPool::WorkPool(size_t threads, size_t queue_limit, const char* thread_name)
+    : queue_limit_(queue_limit), thread_name_(thread_name) {
+  for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
+    threads_.emplace_back(kHandlerStackBytes, [this] { Run(); });
   }
 }
 
-Admission::~Admission() {
+WorkPool::~WorkPool() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
-  for (StackThread& t : pool_) t.join();
+  for (StackThread& t : threads_) t.join();
+}
+
+bool WorkPool::Submit(std::function<void()> work) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= queue_limit_) return false;
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void WorkPool::Run() {
+  pthread_setname_np(pthread_self(), thread_name_);
+  while (true) {
+    std::function<void()> work;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();
+  }
+}
+
+Admission::Admission(AdmissionOptions options)
+    : options_(options),
+      expensive_(options.expensive_threads, options.expensive_queue, "tenure-expensive") {
+  LevelOf(PriorityLevel::kLeaderElection).limit = options_.max_leader_election_inflight;
+  LevelOf(PriorityLevel::kReadOnly).limit = options_.max_read_only_inflight;
+  LevelOf(PriorityLevel::kMutating).limit = options_.max_mutating_inflight;
+  if (options_.blocking_threads > 0) {
+    blocking_ = std::make_unique<WorkPool>(
+        options_.blocking_threads, options_.max_read_only_inflight + options_.max_mutating_inflight,
+        "tenure-blocking");
+  }
+}
+
+Admission::~Admission() = default;
+
+WorkPool* Admission::PoolFor(const RequestClass& cls) {
+  if (cls.expensive) return &expensive_;
+  if (blocking_ && cls.level != PriorityLevel::kLeaderElection) return blocking_.get();
+  return nullptr;
 }
 
 void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
@@ -150,40 +195,15 @@ void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responde
     level.rejected.fetch_add(1);
     return responder->Reply(ErrorResponse(TooManyRequests()));
   }
+  WorkPool* pool = PoolFor(cls);
   std::function<bool(std::function<void()>)> submit;
-  if (cls.expensive)
-    submit = [this](std::function<void()> work) { return Submit(std::move(work)); };
+  if (pool) submit = [pool](std::function<void()> work) { return pool->Submit(std::move(work)); };
   auto admitted =
       std::make_shared<AdmittedResponder>(std::move(responder), &level.inflight, std::move(submit));
-  if (!cls.expensive) return handle(std::move(admitted));  // the connection's thread catches
-  if (!Submit([handle = std::move(handle), admitted] { RunGuarded(handle, admitted); })) {
+  if (!pool) return handle(std::move(admitted));  // the connection's thread catches
+  if (!pool->Submit([handle = std::move(handle), admitted] { RunGuarded(handle, admitted); })) {
     level.rejected.fetch_add(1);
     admitted->Reply(ErrorResponse(TooManyRequests()));
-  }
-}
-
-bool Admission::Submit(std::function<void()> work) {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || queue_.size() >= options_.expensive_queue) return false;
-    queue_.push_back(std::move(work));
-  }
-  cv_.notify_one();
-  return true;
-}
-
-void Admission::RunPool() {
-  pthread_setname_np(pthread_self(), "tenure-expensive");
-  while (true) {
-    std::function<void()> work;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      work = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    work();
   }
 }
 

@@ -8,6 +8,8 @@
 //  - expensive requests (lists, deletecollection, bodies over kExpensiveBodyBytes) run on their
 //    own small pool of threads with a bounded queue (full: 429), never on the threads that
 //    serve renewals.
+//  - with a store whose reads block for a network round trip (etcd), every other request also
+//    runs on a pool of its own, so the HTTP threads are left to leader election.
 //  - watches are long-running: not counted (kube-apiserver does not count them either).
 #pragma once
 
@@ -48,6 +50,33 @@ struct AdmissionOptions {
   size_t max_leader_election_inflight = 1000;
   size_t expensive_threads = 2;
   size_t expensive_queue = 64;  // waiting expensive requests beyond the running ones
+  // When non-zero (the store's reads block: etcd), requests outside the leader-election level
+  // that are not expensive run on this many threads of their own, so that a renewal never waits
+  // on an HTTP thread behind another request's round trips to a slow or hung member. Their
+  // queue holds what the in-flight limits admit.
+  size_t blocking_threads = 0;
+};
+
+// Threads with a bounded queue of work. Thread-safe.
+class WorkPool {
+ public:
+  WorkPool(size_t threads, size_t queue_limit, const char* thread_name);
+  ~WorkPool();  // finishes queued work, joins the threads
+  WorkPool(const WorkPool&) = delete;
+  WorkPool& operator=(const WorkPool&) = delete;
+  // False when the queue is full or the pool stops: the caller answers for the work.
+  bool Submit(std::function<void()> work);
+
+ private:
+  void Run();
+
+  const size_t queue_limit_;
+  const char* const thread_name_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<StackThread> threads_;
 };
 
 // The in-flight counts per level and the expensive pool. Thread-safe.
@@ -60,7 +89,7 @@ class Admission {
   Admission& operator=(const Admission&) = delete;
 
   // Admits a request of `cls` and runs `handle` with a responder that frees its place when it
-  // answers (inline, or on the expensive pool); or answers 429 itself.
+  // answers (inline, on the expensive pool or on the blocking pool); or answers 429 itself.
   void Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
            std::function<void(std::shared_ptr<Responder>)> handle);
 
@@ -78,16 +107,13 @@ class Admission {
   };
   Level& LevelOf(PriorityLevel level) { return levels_[static_cast<size_t>(level)]; }
   const Level& LevelOf(PriorityLevel level) const { return levels_[static_cast<size_t>(level)]; }
-  bool Submit(std::function<void()> work);
-  void RunPool();
+  // The pool a request of `cls` runs on; null: inline, on the connection's thread.
+  WorkPool* PoolFor(const RequestClass& cls);
 
   AdmissionOptions options_;
   Level levels_[3];
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  std::vector<StackThread> pool_;
+  WorkPool expensive_;
+  std::unique_ptr<WorkPool> blocking_;  // only when options_.blocking_threads > 0
 };
 
 }  // namespace tenure::server

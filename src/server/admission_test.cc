@@ -40,6 +40,18 @@ HttpRequest Request(const std::string& method, const std::string& path, size_t b
   return r;
 }
 
+// Fulfils a promise a pool thread waits on when the test ends early (a failed ASSERT), so the
+// admission's destructor can join its pool; declare it after the Admission.
+struct ReleaseAtExit {
+  std::promise<void>& release;
+  ~ReleaseAtExit() {
+    try {
+      release.set_value();
+    } catch (const std::future_error&) {  // already released
+    }
+  }
+};
+
 RequestClass ClassOf(const std::string& method, const std::string& path, size_t body = 0,
                      bool watch = false) {
   HttpRequest r = Request(method, path, body);
@@ -110,6 +122,7 @@ TEST(AdmissionTest, ExpensiveRequestsRunOnTheirPoolWithABoundedQueue) {
   options.expensive_threads = 1;
   options.expensive_queue = 1;
   Admission admission(options);
+  ReleaseAtExit guard{release};
   RequestClass expensive{PriorityLevel::kReadOnly, false, true};
   auto blocker = std::make_shared<RecordingResponder>();
   admission.Run(expensive, blocker, [&ran_on, released](std::shared_ptr<Responder> r) {
@@ -125,6 +138,50 @@ TEST(AdmissionTest, ExpensiveRequestsRunOnTheirPoolWithABoundedQueue) {
   ASSERT_EQ(refused->replies().size(), 1u);
   EXPECT_EQ(refused->replies()[0].status, 429);
   release.set_value();
+}
+
+// With a store whose reads block (etcd), a read stuck on a hung member must not hold an HTTP
+// thread a renewal needs: requests outside leader election run on the blocking pool, leader
+// election stays on the connection's thread. Without the pool (SQLite) both run inline.
+TEST(AdmissionTest, WithBlockingReadsOnlyLeaderElectionRunsOnTheRequestThreads) {
+  std::promise<void> release;  // outlive the pool thread
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<std::thread::id> read_ran_on;
+  AdmissionOptions options;
+  options.blocking_threads = 1;
+  Admission admission(options);
+  ReleaseAtExit guard{release};
+  RequestClass read = ClassOf("GET", "/api/v1/namespaces/default/pods/p");
+  ASSERT_EQ(read.level, PriorityLevel::kReadOnly);
+  ASSERT_FALSE(read.expensive);
+  auto stuck = std::make_shared<RecordingResponder>();
+  admission.Run(read, stuck, [&read_ran_on, released](std::shared_ptr<Responder> r) {
+    read_ran_on.set_value(std::this_thread::get_id());
+    released.wait();  // a round trip to a hung member
+    r->Reply(HttpResponse{});
+  });
+  EXPECT_NE(read_ran_on.get_future().get(), std::this_thread::get_id());
+  RequestClass renewal = ClassOf("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
+  ASSERT_EQ(renewal.level, PriorityLevel::kLeaderElection);
+  std::thread::id renewal_ran_on;
+  auto renewed = std::make_shared<RecordingResponder>();
+  admission.Run(renewal, renewed, [&renewal_ran_on](std::shared_ptr<Responder> r) {
+    renewal_ran_on = std::this_thread::get_id();
+    r->Reply(HttpResponse{});
+  });
+  EXPECT_EQ(renewal_ran_on, std::this_thread::get_id());
+  ASSERT_EQ(renewed->replies().size(), 1u);
+  EXPECT_EQ(renewed->replies()[0].status, 200);
+  release.set_value();
+
+  Admission inline_admission(AdmissionOptions{});
+  std::thread::id inline_ran_on;
+  inline_admission.Run(read, std::make_shared<RecordingResponder>(),
+                       [&inline_ran_on](std::shared_ptr<Responder> r) {
+                         inline_ran_on = std::this_thread::get_id();
+                         r->Reply(HttpResponse{});
+                       });
+  EXPECT_EQ(inline_ran_on, std::this_thread::get_id());
 }
 
 }  // namespace

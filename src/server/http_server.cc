@@ -509,6 +509,7 @@ class HttpServerImpl final : public HttpServer {
 
   HttpHandler& handler() { return *handler_; }
   const HttpServerOptions& options() const { return options_; }
+  size_t large_body_bytes() const override { return large_bodies_->load(); }
   BodyReservation ReserveLargeBody(size_t bytes) {
     return BodyReservation::Take(large_bodies_, bytes, options_.max_large_body_bytes);
   }
@@ -656,6 +657,7 @@ awaitable<void> Session<Stream>::Run() {
     // max_large_body_bytes of them, until this request is answered: past it, 429 before reading.
     // Small bodies (a renewal's) never wait for it; the connection caps bound those.
     BodyReservation large_body;
+    const auto head_received = std::chrono::steady_clock::now();
     if (!ec && !parser.is_done()) {
       const HttpServerOptions& o = server_.options();
       size_t declared =
@@ -701,7 +703,9 @@ awaitable<void> Session<Stream>::Run() {
         std::make_shared<Mailbox>(strand_, server_.io(), server_.options().max_stream_buffer_bytes);
     connection_->waiting = box;
     try {
-      server_.handler().Handle(ToRequest(parser.release(), tls_), box);
+      HttpRequest request = ToRequest(parser.release(), tls_);
+      request.received = head_received;
+      server_.handler().Handle(std::move(request), box);
     } catch (const std::exception& e) {
       // A bug, not the client's fault; still an answer, never a connection closed without one.
       std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
@@ -825,6 +829,12 @@ awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
                                                       std::shared_ptr<HttpHandler> handler) {
+  if (options.max_large_body_bytes < options.max_body_bytes) {
+    // A body of unknown length counts as max_body_bytes: it could never be read.
+    return Status::BadRequest(
+        "max_large_body_bytes (" + std::to_string(options.max_large_body_bytes) +
+        ") must be at least max_body_bytes (" + std::to_string(options.max_body_bytes) + ")");
+  }
   auto server = std::make_unique<HttpServerImpl>(options, std::move(handler));
   Status s = server->Init();
   if (!s.ok()) return s;

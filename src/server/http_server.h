@@ -32,6 +32,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool tls = false;
+  // When the request's head had arrived (steady clock; unset outside the HTTP server): a
+  // client's timeout counts from then, also while the request waits for a pool thread.
+  std::chrono::steady_clock::time_point received{};
 
   std::string header(const std::string& lower_name) const;
   // Last value of a query parameter, or "".
@@ -120,9 +123,10 @@ struct HttpServerOptions {
   size_t max_connections = 0;
   size_t max_connections_per_client = 1024;
   // Request bodies larger than small_body_bytes (or of unknown length, counted as
-  // max_body_bytes) that the server holds at once, from their head until their answer: past it
-  // a request gets 429 with Retry-After before its body is read. Smaller bodies (lease renewals)
-  // never wait for it; the connection caps bound them.
+  // max_body_bytes, so small bodies should be sent with a length) that the server holds at once,
+  // from their head until their answer: past it a request gets 429 with Retry-After before its
+  // body is read. Smaller bodies (lease renewals) never wait for it; the connection caps bound
+  // them. Must be at least max_body_bytes.
   size_t max_large_body_bytes = size_t{512} << 20;
   size_t small_body_bytes = 64 * 1024;
 };
@@ -134,6 +138,8 @@ class HttpServer {
                                                    std::shared_ptr<HttpHandler> handler);
   virtual ~HttpServer() = default;
   virtual uint16_t port() const = 0;
+  // Bytes of large bodies held now (see max_large_body_bytes).
+  virtual size_t large_body_bytes() const = 0;
   // Stops accepting, ends open streams and connections, joins the threads.
   virtual void Stop() = 0;
 };

@@ -24,6 +24,9 @@ constexpr std::string_view kNamespacesResource = "namespaces";
 // How long a patch without a resourceVersion is redone after conflicts (kube-apiserver: until
 // its request timeout, 60 s by default).
 constexpr auto kConflictRetryWindow = std::chrono::seconds(30);
+// A client timeout at least this long is no shorter than the server's own request timeout (60 s
+// by default, 504 from the HTTP server), and would not fit in a time point: no deadline.
+constexpr auto kLongestClientTimeout = std::chrono::hours(24);
 
 std::string NewUid() {
   thread_local std::mt19937_64 rng(std::random_device{}());
@@ -230,15 +233,21 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   auto format = NegotiateFormat(call->request);
   if (!format.ok()) return call->Fail(format.status());
   call->format = *format;
-  if (info.verb != "watch" && call->request.has_param("timeout")) {
+  if (std::string text = call->request.param("timeout"); info.verb != "watch" && !text.empty()) {
     // kube-apiserver's request deadline: a client's timeout can only shorten the server's own
-    // (0 means none); long-running requests (watches) do not take it.
-    auto timeout = api::ParseGoDuration(call->request.param("timeout"));
+    // (0, or more than it, means none), counted from the request's arrival; long-running
+    // requests (watches) do not take it.
+    auto timeout = api::ParseGoDuration(text);
     if (!timeout.ok()) {
       return call->Fail(Status::BadRequest("invalid timeout specified in the request URL: " +
                                            timeout.status().message()));
     }
-    if (timeout->count() > 0) call->deadline = std::chrono::steady_clock::now() + *timeout;
+    if (timeout->count() > 0 && *timeout < kLongestClientTimeout) {
+      auto arrived = call->request.received == std::chrono::steady_clock::time_point{}
+                         ? std::chrono::steady_clock::now()
+                         : call->request.received;
+      call->deadline = arrived + *timeout;
+    }
   }
   std::string dry_run = call->request.param("dryRun");
   if (!dry_run.empty()) {
@@ -346,13 +355,13 @@ static Status ClaimNamespace(const api::KindInfo& kind, const RequestInfo& info,
 
 // Checks namespace, fills server-owned metadata, defaults and validates a new object.
 static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info, store::Store& store,
-                            Clock& clock, json& object) {
+                            store::Deadline deadline, Clock& clock, json& object) {
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
   if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
   if (kind.namespaced) {
     const api::KindInfo* ns_kind = api::FindByResource("", kNamespacesResource);
-    if (!store.Get(ResourceApi::StorageKey(*ns_kind, "", info.namespace_)).ok()) {
+    if (!store.GetBefore(ResourceApi::StorageKey(*ns_kind, "", info.namespace_), deadline).ok()) {
       return NamespaceNotFound(info.namespace_);
     }
   } else {
@@ -384,7 +393,7 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
   api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
   auto object = api::Canonicalize(*call->kind, *body, options);
   if (!object.ok()) return call->Fail(object.status());
-  Status s = PrepareCreate(*call->kind, call->info, *store_, *clock_, *object);
+  Status s = PrepareCreate(*call->kind, call->info, *store_, call->deadline, *clock_, *object);
   if (!s.ok()) return call->Fail(s);
   StoreCreate(call, std::move(*object));
 }
@@ -463,7 +472,7 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
         return call->Fail(Status::BadRequest(
             "the name of the object does not match the name on the URL (" + call->info.name + ")"));
       }
-      Status s = PrepareCreate(kind, call->info, *store_, *clock_, *object);
+      Status s = PrepareCreate(kind, call->info, *store_, call->deadline, *clock_, *object);
       if (!s.ok()) return call->Fail(s);
       return StoreCreate(call, std::move(*object));
     }
@@ -547,7 +556,7 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
                              "the URL (" +
                              call->info.name + ")"));
     }
-    Status s = PrepareCreate(kind, call->info, *store_, *clock_, *object);
+    Status s = PrepareCreate(kind, call->info, *store_, call->deadline, *clock_, *object);
     if (!s.ok()) return call->Fail(s);
     return StoreCreate(call, std::move(*object));
   }

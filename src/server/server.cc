@@ -134,6 +134,10 @@ class ServerImpl final : public Server {
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
     api_options.metrics = metrics_;
     api_options.admission = options.admission;
+    // Such reads also leave the HTTP threads to leader election (admission.h).
+    if (api_options.admission.blocking_threads == 0 && store_->ReadsBlock()) {
+      api_options.admission.blocking_threads = static_cast<size_t>(std::max(16, http.threads));
+    }
     auto handler = std::make_shared<ApiServer>(api_options, resources);
     metrics_->Add([weak = std::weak_ptr<ApiServer>(handler)] {
       auto api = weak.lock();

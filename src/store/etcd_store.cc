@@ -167,6 +167,7 @@ struct EtcdStore::Impl {
   EtcdStoreOptions options;
   std::vector<Endpoint> endpoints;
   std::atomic<size_t> current{0};
+  std::atomic<int> watch_endpoint{-1};  // the member the watch reads from, -1: none yet
   std::atomic<int64_t> last_seen_revision{0};
   std::unique_ptr<WatchHub> hub;
   KnownValues known;  // from write results and the watch: lets Update skip its read
@@ -352,16 +353,21 @@ struct EtcdStore::Impl {
 
   // An operation's deadline: the request timeout, or the caller's deadline when sooner.
   SysClock::time_point OperationDeadline(Deadline caller) const {
-    auto deadline = SysClock::now() + options.request_timeout;
+    auto now = SysClock::now();
+    auto deadline = now + options.request_timeout;
     if (caller == kNoDeadline) return deadline;
+    // Compared before adding: a far caller deadline must not overflow the time point.
     auto left = caller - std::chrono::steady_clock::now();
-    return std::min(deadline,
-                    SysClock::now() + std::chrono::duration_cast<SysClock::duration>(left));
+    if (left >= options.request_timeout) return deadline;
+    return now + std::chrono::duration_cast<SysClock::duration>(left);
   }
 
   // After an attempt on endpoint `idx` failed in a way another member may not share.
-  void AttemptFailed(size_t idx, const grpc::Status& s) {
-    if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) MarkSuspect(idx);
+  // `cut_short`: the attempt had less than the whole operation's time, so a deadline exceeded
+  // says the member did not answer within its share (when the operation's own deadline ran out,
+  // perhaps a caller's short one, the member may be fine).
+  void AttemptFailed(size_t idx, const grpc::Status& s, bool cut_short) {
+    if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && cut_short) MarkSuspect(idx);
     MoveAwayFrom(idx);
   }
 
@@ -374,12 +380,13 @@ struct EtcdStore::Impl {
       int idx = WaitForReady(deadline);
       if (idx < 0) return last;
       grpc::ClientContext context;
-      context.set_deadline(AttemptDeadline(deadline, attempt));
+      auto attempt_deadline = AttemptDeadline(deadline, attempt);
+      context.set_deadline(attempt_deadline);
       RequireLeader(context);
       grpc::Status s = call(*endpoints[idx].kv, context);
       if (s.ok() || !RetryableRead(s) || SysClock::now() >= deadline) return s;
       last = s;
-      AttemptFailed(static_cast<size_t>(idx), s);
+      AttemptFailed(static_cast<size_t>(idx), s, attempt_deadline < deadline);
       if (attempt % endpoints.size() == 0) PauseBeforeRetry();
     }
   }
@@ -574,12 +581,13 @@ struct EtcdStore::Impl {
       }
       grpc::ClientContext context;
       // A write that cannot be resent keeps all of its time on its one member.
-      context.set_deadline(resendable ? AttemptDeadline(call.deadline, attempt) : call.deadline);
+      auto attempt_deadline = resendable ? AttemptDeadline(call.deadline, attempt) : call.deadline;
+      context.set_deadline(attempt_deadline);
       RequireLeader(context);
       call.response.Clear();
       grpc::Status s = endpoints[idx].kv->Txn(&context, call.request, &call.response);
       if (s.ok()) return Interpret(call);
-      AttemptFailed(static_cast<size_t>(idx), s);
+      AttemptFailed(static_cast<size_t>(idx), s, attempt_deadline < call.deadline);
       bool unsent = RejectedWithoutApplying(s);
       bool cut_off = !unsent && resendable &&
                      (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
@@ -623,7 +631,7 @@ struct EtcdStore::Impl {
    private:
     static int64_t Now() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
     void Run(std::stop_token stop) {
-      const auto ask_after = std::chrono::duration_cast<std::chrono::nanoseconds>(limit_ / 4);
+      const auto ask_after = std::chrono::nanoseconds(limit_) / 4;
       int64_t asked = 0;  // the silence (heard_) a progress request was already sent for
       std::mutex mu;
       std::unique_lock lock(mu);
@@ -673,6 +681,7 @@ struct EtcdStore::Impl {
         if (stopping) break;
         watch_context = context;
       }
+      watch_endpoint.store(idx);
       auto stream = endpoints[idx].watch->Watch(context.get());
       pb::WatchRequest request;
       pb::WatchCreateRequest* create = request.mutable_create_request();
@@ -837,8 +846,8 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
   if (options.attempt_timeout <= std::chrono::milliseconds(0)) {
     return Status::BadRequest("etcd store: attempt timeout must be positive");
   }
-  if (options.watch_silence_limit <= std::chrono::milliseconds(0)) {
-    return Status::BadRequest("etcd store: watch silence limit must be positive");
+  if (options.watch_silence_limit < std::chrono::milliseconds(100)) {
+    return Status::BadRequest("etcd store: watch silence limit must be at least 100 ms");
   }
   if (options.compaction_interval < std::chrono::nanoseconds(0)) {
     return Status::BadRequest("etcd store: compaction interval must not be negative");
@@ -963,6 +972,11 @@ Status EtcdStore::Compact(int64_t revision) {
 
 std::string EtcdStore::CurrentEndpoint() const {
   return impl_->endpoints[impl_->current.load()].url;
+}
+
+std::string EtcdStore::WatchEndpoint() const {
+  int idx = impl_->watch_endpoint.load();
+  return idx < 0 ? std::string() : impl_->endpoints[static_cast<size_t>(idx)].url;
 }
 
 }  // namespace tenure::store

@@ -75,7 +75,7 @@ struct EtcdStoreOptions {
   // or cut off while its connection stays open, which gRPC's keepalive notices only after 15 s)
   // is given up, the member avoided like one that let an attempt run out, and the watch resumes
   // on another member.
-  std::chrono::milliseconds watch_silence_limit{2000};
+  std::chrono::milliseconds watch_silence_limit{2000};  // at least 100 ms
   size_t watch_history_capacity = 100000;
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   // Writes sent at once (one writer thread each); more wait in a queue.
@@ -121,6 +121,8 @@ class EtcdStore : public Store {
   Status Compact(int64_t revision);
   // The endpoint the store currently sends requests to.
   std::string CurrentEndpoint() const;
+  // The endpoint its etcd watch reads from (last connected to); "" before the first.
+  std::string WatchEndpoint() const;
 
   struct Impl;
 

@@ -400,6 +400,14 @@ class EtcdHungMemberTest : public ::testing::Test {
     }
     return store;
   }
+  // A store like `options` on every member but `member` (another replica, not hung).
+  std::unique_ptr<EtcdStore> OpenAvoiding(EtcdStoreOptions options, int member) {
+    options.endpoints.clear();
+    for (int i = 0; i < cluster->size(); ++i) {
+      if (i != member) options.endpoints.push_back(cluster->ClientUrl(i));
+    }
+    return MustOpen(options);
+  }
   std::unique_ptr<testing::EtcdTestCluster> cluster;
 };
 
@@ -470,12 +478,7 @@ TEST_F(EtcdHungMemberTest, AResendThatFindsTheKeyChangedTellsAppliedFromUnknown)
   auto race = [&](const std::string& key, const std::string& ours, const std::string& theirs) {
     Outcome out;
     int hung = MemberOf(*cluster, store->CurrentEndpoint());
-    EtcdStoreOptions other_options = options;
-    other_options.endpoints.clear();
-    for (int i = 0; i < cluster->size(); ++i) {
-      if (i != hung) other_options.endpoints.push_back(cluster->ClientUrl(i));
-    }
-    auto other = MustOpen(other_options);
+    auto other = OpenAvoiding(options, hung);
     auto created = store->WriteSync(Create(key, "0"));
     if (other == nullptr || !created.ok()) return out;
     cluster->Pause(hung);
@@ -511,19 +514,15 @@ TEST_F(EtcdHungMemberTest, ASilentWatchStreamResumesOnAnotherMember) {
   auto store = MustOpen(options);
   ASSERT_NE(store, nullptr);
   Collector collector;
-  auto watch = store->Watch("/registry/", 0, collector.Callback());
+  auto watch = store->Watch("/registry/leases/", 0, collector.Callback());
   ASSERT_TRUE(watch.ok());
   auto first = store->WriteSync(Create("/registry/leases/first", "1"));
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_TRUE(collector.WaitForRevision(first->mod_revision));
-  int hung = MemberOf(*cluster, store->CurrentEndpoint());
-
-  EtcdStoreOptions other_options = options;
-  other_options.endpoints.clear();
-  for (int i = 0; i < cluster->size(); ++i) {
-    if (i != hung) other_options.endpoints.push_back(cluster->ClientUrl(i));
-  }
-  auto other = MustOpen(other_options);
+  const std::string watched = store->WatchEndpoint();  // the stream that delivered `first`
+  ASSERT_FALSE(watched.empty());
+  int hung = MemberOf(*cluster, watched);
+  auto other = OpenAvoiding(options, hung);
   ASSERT_NE(other, nullptr);
   cluster->Pause(hung);
   auto changed = other->WriteSync(Update("/registry/leases/first", "2", first->mod_revision));
@@ -537,6 +536,7 @@ TEST_F(EtcdHungMemberTest, ASilentWatchStreamResumesOnAnotherMember) {
   cluster->Resume(hung);
   ASSERT_TRUE(changed.ok()) << changed.status().ToString();
   EXPECT_TRUE(delivered) << "the watch stayed on the hung member";
+  EXPECT_NE(store->WatchEndpoint(), watched);
   std::vector<Event> events = collector.events();
   ASSERT_EQ(events.size(), 2u);  // no gap, no repeat
   EXPECT_EQ(events.back().kv.value, "2");
