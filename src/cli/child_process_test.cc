@@ -10,7 +10,7 @@
 #include <fstream>
 #include <thread>
 
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 
 namespace tenure::cli {
 namespace {

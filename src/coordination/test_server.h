@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "server/server.h"
 #include "tenure/cluster.h"
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "tenure/elector.h"
 #include "tenure/fake_clock.h"
 #include "tenure/memory_lock.h"

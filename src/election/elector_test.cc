@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "election/jitter.h"
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/health.h"
 #include "tenure/memory_lock.h"

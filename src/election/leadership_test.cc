@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/memory_lock.h"
 

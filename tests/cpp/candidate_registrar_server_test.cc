@@ -10,7 +10,7 @@
 
 #include "api/time.h"
 #include "client/kube_client.h"
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "server/server.h"
 #include "tenure/candidate.h"
 #include "tenure/fake_clock.h"

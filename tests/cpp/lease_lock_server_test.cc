@@ -11,7 +11,7 @@
 
 #include "api/time.h"
 #include "client/kube_client.h"
-#include "election/test_waits.h"
+#include "tenure/testing/waits.h"
 #include "server/server.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
