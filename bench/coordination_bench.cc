@@ -41,6 +41,7 @@
 #include "bench/bench_util.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
+#include "election/cluster_access.h"
 #include "server/server.h"
 #include "tenure/candidate.h"
 #include "tenure/elector.h"
@@ -236,7 +237,7 @@ struct Bench {
 
   // The lease's spec.renewTime, in ns since the epoch.
   std::optional<int64_t> LeaseRenewTime(const std::string& lease) {
-    auto object = cluster->client().Call(
+    auto object = KubeClientOf(*cluster).Call(
         "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/" + lease, nullptr, 5s);
     if (!object.ok()) return std::nullopt;
     auto t = tenure::api::ParseTime(object->value("/spec/renewTime"_json_pointer, std::string()));

@@ -1,3 +1,4 @@
+// EtcdGrpcCas: the raw etcd compare-and-swap baseline over gRPC for the server benchmark.
 #include "bench/etcd_cas.h"
 
 #include <grpcpp/grpcpp.h>

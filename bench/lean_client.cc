@@ -1,3 +1,4 @@
+// LeanClient: the benchmark's blocking keep-alive HTTP/1.1 client (TLS via OpenSSL, or plain).
 #include "lean_client.h"
 
 #include <netinet/in.h>

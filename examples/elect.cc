@@ -29,7 +29,7 @@
 #include <string>
 #include <thread>
 
-#include "client/http_connection.h"
+#include "fence_client.h"
 #include "tenure/candidate.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
@@ -164,12 +164,8 @@ int main(int argc, char** argv) {
                                             std::stop_token stop, const tenure::LeaderTerm& term) {
     std::string token = std::to_string(term.fencing_token);
     Print("{\"event\":\"started\",\"identity\":" + Quote(identity) + ",\"token\":" + token + "}");
-    std::optional<tenure::client::HttpConnection> fence;
-    if (fence_port != 0) {
-      tenure::client::Endpoint ep;
-      ep.port = static_cast<uint16_t>(fence_port);
-      fence.emplace(ep);
-    }
+    std::optional<FenceClient> fence;
+    if (fence_port != 0) fence.emplace(static_cast<uint16_t>(fence_port));
     // Until the stop token fires, then for stop_delay more: work that takes time to wind down.
     std::mutex mu;
     std::condition_variable_any cv;
@@ -188,9 +184,7 @@ int main(int argc, char** argv) {
       if (fence) {
         std::string body = "{\"token\":" + token + ",\"identity\":" + Quote(identity) +
                            ",\"seq\":" + std::to_string(seq) + "}";
-        auto reply = fence->Request("POST", "/write", {{"Content-Type", "application/json"}}, body,
-                                    std::chrono::seconds(2));
-        if (reply.ok() && reply->status == 409) {
+        if (fence->Post("/write", body, std::chrono::seconds(2)) == 409) {
           Print("{\"event\":\"fenced\",\"token\":" + token + "}");
         }
       }

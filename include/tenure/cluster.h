@@ -12,10 +12,6 @@
 
 namespace tenure {
 
-namespace client {
-class KubeClient;
-}
-
 struct ClusterOptions {
   // kubeconfig file ("" : $KUBECONFIG or ~/.kube/config) and context ("" : current).
   std::string kubeconfig;
@@ -41,13 +37,15 @@ class Cluster {
   std::string default_namespace() const;
   // Requests sent so far (watch streams count once per start).
   uint64_t requests() const;
-  client::KubeClient& client() const { return *client_; }
-  std::shared_ptr<client::KubeClient> shared_client() const { return client_; }
 
-  explicit Cluster(std::shared_ptr<client::KubeClient> client) : client_(std::move(client)) {}
+  // The library's own code reaches the connection through ClusterAccess (not public).
+  struct Connection;
+  explicit Cluster(std::shared_ptr<Connection> connection);
+  ~Cluster();
 
  private:
-  std::shared_ptr<client::KubeClient> client_;
+  friend struct ClusterAccess;
+  std::shared_ptr<Connection> connection_;
 };
 
 }  // namespace tenure

@@ -108,6 +108,12 @@ struct ElectionConfig {
 // negative, and a stop deadline (leaseDuration x (1 - maxClockRateDrift) - safetyMargin) after
 // the first retry.
 Status ValidateElectionConfig(const ElectionConfig& config);
+// The same rules for the durations alone (lock and callbacks not looked at): for a program that
+// checks its settings before it has built the rest, as `tenure run` does.
+Status ValidateElectionTimings(const ElectionConfig& config);
+// How long after sending a successful renewal a leader may still act: leaseDuration x
+// (1 - maxClockRateDrift) - safetyMargin (see "Stop before anyone can take over").
+std::chrono::nanoseconds UsableLease(const ElectionConfig& config);
 
 // Counters an elector keeps; read them with Elector::metrics().
 struct ElectorMetrics {

@@ -1,3 +1,4 @@
+// Tests of Canonicalize and kind lookups: times, type errors, unknown fields, TypeMeta, nulls.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

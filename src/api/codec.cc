@@ -1,3 +1,4 @@
+// ToJson and the *FromJson decoders: typed objects to and from kube-apiserver's JSON; Base64.
 #include "api/codec.h"
 
 #include "api/kinds.h"

@@ -1,3 +1,4 @@
+// Tests of the typed codec (ToJson, *FromJson): round trips per kind, tolerance, lists, Base64.
 #include "api/codec.h"
 
 #include <gtest/gtest.h>

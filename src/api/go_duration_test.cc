@@ -1,3 +1,4 @@
+// Tests of ParseGoDuration: what Go's time.ParseDuration accepts, and its error messages.
 #include "api/go_duration.h"
 
 #include <gtest/gtest.h>

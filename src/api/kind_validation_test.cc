@@ -1,3 +1,4 @@
+// Tests of ValidateCreate/ValidateUpdate for Lease, LeaseCandidate, ConfigMap, Namespace, Event.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// Tests of the name format checks (DNS subdomain and label, qualified name), SemVer, FieldError.
 #include <gtest/gtest.h>
 
 #include "api/validation.h"

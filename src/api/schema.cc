@@ -1,3 +1,4 @@
+// The field schemas of ObjectMeta and every kind, which drive Canonicalize and the decoders.
 #include "api/schema.h"
 
 namespace tenure::api::internal {

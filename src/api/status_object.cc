@@ -1,3 +1,4 @@
+// StatusToJson and StatusFromResponse: tenure::Status to and from the meta/v1 Status object.
 #include "api/status_object.h"
 
 #include <nlohmann/json.hpp>

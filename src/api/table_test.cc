@@ -1,3 +1,4 @@
+// Tests of Table columns and cells per kind, and of SelectableField for field selectors.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

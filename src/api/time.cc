@@ -1,3 +1,4 @@
+// Kubernetes timestamps (Time, MicroTime, WideTime): RFC 3339 parse and format; HumanDuration.
 #include "api/time.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// Tests of Kubernetes timestamps: MicroTime format, RFC 3339 parsing, wide years, HumanDuration.
 #include "api/time.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// PercentDecode, PercentEncode and ParseQuery: URL percent-encoding and query strings.
 #include "api/url.h"
 
 namespace tenure::api {

@@ -1,3 +1,4 @@
+// ChildProcess: a command of `tenure run` in its own process group: spawn, signal, reap.
 #include "cli/child_process.h"
 
 #include <fcntl.h>

@@ -23,6 +23,7 @@
 #include "cli/output_format.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
+#include "election/cluster_access.h"
 #include "server/server.h"
 
 namespace tenure::cli {
@@ -182,7 +183,7 @@ class Demo {
     auto cluster = Cluster::Connect({.kubeconfig = kubeconfig_, .in_cluster_if_available = false});
     if (!cluster.ok()) return Fail("connecting to the demo server: " + cluster.status().ToString());
     cluster_ = *cluster;
-    client_ = cluster_->shared_client();
+    client_ = ClusterAccess::SharedClient(*cluster_);
     json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
     auto created = client_->Call("POST", "/api/v1/namespaces", &ns, 10s);
     if (!created.ok() && !created.status().IsAlreadyExists()) {

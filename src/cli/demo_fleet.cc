@@ -1,3 +1,4 @@
+// DemoFleet: the candidate processes of `tenure demo` and the FIFO reader of their JSON events.
 #include "cli/demo_fleet.h"
 
 #include <fcntl.h>

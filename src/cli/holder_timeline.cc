@@ -1,3 +1,4 @@
+// HolderTimeline: a Lease's holder changes from its watched states; FormatChange, DescribeChange.
 #include "cli/holder_timeline.h"
 
 #include "cli/lease_view.h"

@@ -1,3 +1,4 @@
+// Tests of HolderTimeline: renewals, hold and gap times, takeover after expiry, create, delete.
 #include "cli/holder_timeline.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// What the inspection commands share: registration, connection flags, lease references, signals.
 #include "cli/inspect_commands.h"
 
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// LeaseApi: the Lease, LeaseCandidate and Event calls of the inspection commands; ParseLeaseRef.
 #include "cli/lease_api.h"
 
 #include <algorithm>
@@ -5,6 +6,7 @@
 #include "api/time.h"
 #include "api/url.h"
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 
 namespace tenure::cli {
 
@@ -30,10 +32,10 @@ Result<LeaseApi> LeaseApi::Connect(const ConnectionFlags& flags) {
   return LeaseApi(std::move(*cluster));
 }
 
-std::string LeaseApi::server() const { return cluster_->client().config().server; }
+std::string LeaseApi::server() const { return KubeClientOf(*cluster_).config().server; }
 
 Result<json> LeaseApi::Call(const std::string& method, const std::string& path, const json* body) {
-  return cluster_->client().Call(method, path, body, kCallTimeout);
+  return KubeClientOf(*cluster_).Call(method, path, body, kCallTimeout);
 }
 
 std::string LeaseApi::LeasesPath(const std::string& ns) {
@@ -53,7 +55,7 @@ Result<json> LeaseApi::ReplaceLease(const json& lease) {
 }
 
 Result<std::string> LeaseApi::CandidateVersion() {
-  auto version = client::ServedLeaseCandidateVersion(cluster_->client(), kCallTimeout);
+  auto version = client::ServedLeaseCandidateVersion(KubeClientOf(*cluster_), kCallTimeout);
   if (version.status().IsNotFound()) return std::string();  // coordinated election is off there
   return version;
 }

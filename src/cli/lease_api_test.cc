@@ -1,3 +1,4 @@
+// Tests of ParseLeaseRef, DescribeError and LeaseApi::LeasesPath (no server needed).
 #include "cli/lease_api.h"
 
 #include <gtest/gtest.h>

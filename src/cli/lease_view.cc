@@ -1,3 +1,4 @@
+// What the inspection commands show of a Lease: holder, whether held, expiry (ExpiryOf, IsHeld).
 #include "cli/lease_view.h"
 
 namespace tenure::cli {

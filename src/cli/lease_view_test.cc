@@ -1,3 +1,4 @@
+// Tests of the Lease view helpers: held, expired and holderless leases, missing times.
 #include "cli/lease_view.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ParseListenAddress: the HOST:PORT, :PORT, PORT and [IPv6]:PORT forms of `--listen`.
 #include "cli/listen_address.h"
 
 namespace tenure::cli {

@@ -1,3 +1,4 @@
+// Terminal output: Painter (ANSI colour), TextTable (kubectl-like columns), Ago, PreciseDuration.
 #include "cli/output_format.h"
 
 #include <time.h>

@@ -1,3 +1,4 @@
+// Tests of Painter, TextTable, Ago, PreciseDuration and TimeOfDay.
 #include "cli/output_format.h"
 
 #include <gtest/gtest.h>

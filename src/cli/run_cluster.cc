@@ -1,3 +1,4 @@
+// What `tenure run` asks the cluster before campaigning: ServesLeases, FindOwnPod, PodIsReady.
 #include "cli/run_cluster.h"
 
 #include <chrono>
@@ -6,6 +7,7 @@
 
 #include "api/url.h"
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 
 namespace tenure::cli {
 
@@ -21,7 +23,7 @@ std::string Env(const char* name) {
 }  // namespace
 
 Result<bool> ServesLeases(Cluster& cluster) {
-  auto list = cluster.client().Call("GET", "/apis/coordination.k8s.io/v1", nullptr, kTimeout);
+  auto list = KubeClientOf(cluster).Call("GET", "/apis/coordination.k8s.io/v1", nullptr, kTimeout);
   if (!list.ok()) {
     if (list.status().IsNotFound()) return false;
     return list.status();
@@ -42,7 +44,7 @@ PodRef FindOwnPod(const Cluster& cluster) {
 }
 
 Result<bool> PodIsReady(Cluster& cluster, const PodRef& pod) {
-  auto object = cluster.client().Call("GET",
+  auto object = KubeClientOf(cluster).Call("GET",
                                       "/api/v1/namespaces/" + api::PercentEncode(pod.namespace_) +
                                           "/pods/" + api::PercentEncode(pod.name),
                                       nullptr, kTimeout);

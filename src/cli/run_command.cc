@@ -1,3 +1,4 @@
+// `tenure run`: the subcommand with one flag per RunKnob; resolves settings, then RunWhileLeader.
 #include "cli/run_command.h"
 
 #include <CLI/CLI.hpp>

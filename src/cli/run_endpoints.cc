@@ -1,3 +1,4 @@
+// RunEndpoints: the plain-HTTP /healthz, /readyz, /metrics and /info of `tenure run --listen`.
 #include "cli/run_endpoints.h"
 
 #include "cli/listen_address.h"

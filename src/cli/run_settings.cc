@@ -1,3 +1,4 @@
+// RunSettings: the knob table of `tenure run`, its YAML, environment and flag sources, durations.
 #include "cli/run_settings.h"
 
 #include <yaml-cpp/yaml.h>
@@ -10,7 +11,6 @@
 #include <sstream>
 
 #include "api/validation.h"
-#include "election/jitter.h"
 
 namespace tenure::cli {
 
@@ -369,6 +369,20 @@ nanoseconds StopMargin(const RunSettings& s) {
   return s.grace_period + std::chrono::milliseconds(200);
 }
 
+ElectionConfig ElectionTimingsOf(const RunSettings& s) {
+  ElectionConfig election;
+  election.lease_duration = s.lease_duration;
+  election.renew_deadline = s.renew_deadline;
+  election.retry_period = s.retry_period;
+  election.release_on_cancel = s.release_on_cancel;
+  election.recontend_after = s.wait_after_renewal_failure;
+  election.safety_margin = StopMargin(s);
+  // A graceful handover waits while the command stops: SIGTERM, SIGKILL after gracePeriod.
+  election.drain_timeout = s.grace_period + std::chrono::seconds(1);
+  election.coordinated = s.coordinated;
+  return election;
+}
+
 Status ValidateRunSettings(const RunSettings& s) {
   if (s.lock_name.empty()) {
     return Invalid("a lock name is required (--lock NAMESPACE/NAME, TENURE_LOCK_NAME or lockName)");
@@ -383,26 +397,18 @@ Status ValidateRunSettings(const RunSettings& s) {
       return Invalid("lockNamespace \"" + s.lock_namespace + "\": " + errors.front());
     }
   }
-  if (s.lease_duration <= s.renew_deadline)
-    return Invalid("leaseDuration must be greater than renewDeadline");
-  if (static_cast<double>(s.renew_deadline.count()) <=
-      kJitterFactor * static_cast<double>(s.retry_period.count())) {
-    return Invalid("renewDeadline must be greater than retryPeriod*JitterFactor");
-  }
-  if (s.retry_period.count() < 1) return Invalid("retryPeriod must be greater than zero");
-  if (s.lease_duration < std::chrono::seconds(1)) {
-    return Invalid("leaseDuration must be at least 1s (leases count whole seconds)");
-  }
-  if (s.lease_duration % std::chrono::seconds(1) != nanoseconds(0)) {
-    return Invalid("leaseDuration must be a whole number of seconds (leases count whole seconds)");
-  }
+  // The durations by the library's own rules (ValidateElectionTimings), without the grace
+  // period first: when only the grace period leaves no time to renew, the message names it.
+  ElectionConfig election = ElectionTimingsOf(s);
+  ElectionConfig durations = election;
+  durations.safety_margin = nanoseconds(0);
+  if (Status st = ValidateElectionTimings(durations); !st.ok()) return st;
   // The command must be stopped before the lease could pass to someone else, and a renewal must
-  // fit in before that point (with the elector's 1 % clock-rate allowance).
-  auto usable = std::chrono::duration_cast<nanoseconds>(s.lease_duration * 0.99) - StopMargin(s);
-  if (usable <= 2 * s.retry_period) {
+  // fit in before that point.
+  if (UsableLease(election) <= 2 * s.retry_period) {
     return Invalid("gracePeriod " + FormatDuration(s.grace_period) +
                    " is too long for leaseDuration " + FormatDuration(s.lease_duration) +
-                   ": leaseDuration x 0.99 - gracePeriod - 200ms must exceed " +
+                   ": leaseDuration x (1 - maxClockRateDrift) - gracePeriod - 200ms must exceed " +
                    "2 x retryPeriod (" + FormatDuration(2 * s.retry_period) + ")");
   }
   if (s.coordinated && s.binary_version.empty()) {

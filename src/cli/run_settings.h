@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tenure/elector.h"
 #include "tenure/status.h"
 
 namespace tenure::cli {
@@ -88,8 +89,12 @@ Result<RunSettings> ResolveRunSettings(const std::string& config_file,
 // over: the grace period (SIGTERM to SIGKILL) plus time to deliver SIGKILL and reap the process.
 std::chrono::nanoseconds StopMargin(const RunSettings& settings);
 
-// Checks that do not need a cluster: a lock name, timings client-go accepts, a grace period
-// that leaves time to renew (see MustStopMargin), coordinated versions.
+// The election's settings from the run's (durations, handover, safety margin from the grace
+// period); lock and callbacks are the supervisor's to add.
+ElectionConfig ElectionTimingsOf(const RunSettings& settings);
+
+// Checks that do not need a cluster: a lock name, durations the library accepts
+// (ValidateElectionTimings), a grace period that leaves time to renew, coordinated versions.
 Status ValidateRunSettings(const RunSettings& settings);
 
 }  // namespace tenure::cli

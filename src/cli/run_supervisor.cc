@@ -1,3 +1,4 @@
+// RunWhileLeader: `tenure run`'s supervisor, running the command only during a granted term.
 #include "cli/run_supervisor.h"
 
 #include <poll.h>
@@ -188,19 +189,10 @@ Status Supervisor::Setup() {
   }
   KubeLockOptions lock_options{namespace_, settings_.lock_name, settings_.identity,
                                settings_.publish_events};
-  ElectionConfig election;
+  ElectionConfig election = ElectionTimingsOf(settings_);
   election.lock =
       configmap ? NewConfigMapLock(cluster_, lock_options) : NewLeaseLock(cluster_, lock_options);
   election.name = namespace_ + "/" + settings_.lock_name;
-  election.lease_duration = settings_.lease_duration;
-  election.renew_deadline = settings_.renew_deadline;
-  election.retry_period = settings_.retry_period;
-  election.release_on_cancel = settings_.release_on_cancel;
-  election.recontend_after = settings_.wait_after_renewal_failure;
-  election.safety_margin = StopMargin(settings_);
-  // A graceful handover waits while the command stops: SIGTERM, SIGKILL after gracePeriod.
-  election.drain_timeout = settings_.grace_period + std::chrono::seconds(1);
-  election.coordinated = settings_.coordinated;
   election.callbacks.on_new_leader = [](const std::string& leader) {
     Log("leader is now " + leader);
   };

@@ -1,3 +1,4 @@
+// `tenure serve`: its flags, the Server and the coordination Controller, until SIGINT/SIGTERM.
 #include "cli/serve_command.h"
 
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include "cli/listen_address.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
+#include "election/cluster_access.h"
 #include "server/server.h"
 #include "store/etcd_store.h"
 
@@ -77,7 +79,7 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
     config.token_file = server.credentials().token_file;
     auto kube = client::KubeClient::Create(config);
     if (!kube.ok()) return kube.status();
-    return coordination::Controller::Start(std::make_shared<Cluster>(*kube), controller_options);
+    return coordination::Controller::Start(ClusterAccess::Wrap(*kube), controller_options);
   }();
   if (!controller.ok()) {
     std::cout << "  coordinated leader election: off (" << controller.status().message() << ")"

@@ -1,3 +1,4 @@
+// ToYaml: JSON as kubectl's `-o yaml` text, quoting strings YAML would read as another type.
 #include "cli/yaml_output.h"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// Tests of ToYaml: kubectl's layout, quoting of ambiguous strings, nesting, empty containers.
 #include "cli/yaml_output.h"
 
 #include <gtest/gtest.h>

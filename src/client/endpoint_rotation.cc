@@ -1,3 +1,4 @@
+// EndpointRotation::Failed and MayRetryElsewhere: sticky round robin over API server replicas.
 #include "client/endpoint_rotation.h"
 
 namespace tenure::client {

@@ -1,3 +1,4 @@
+// Tests of EndpointRotation and MayRetryElsewhere: when requests move to another endpoint.
 #include "client/endpoint_rotation.h"
 
 #include <gtest/gtest.h>

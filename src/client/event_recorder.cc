@@ -1,3 +1,4 @@
+// EventRecorder: best-effort core/v1 Events, queued and posted by one background thread.
 #include "client/event_recorder.h"
 
 #include "api/time.h"

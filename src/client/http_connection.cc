@@ -1,3 +1,4 @@
+// HttpConnection: one blocking keep-alive HTTP/1.1 connection (plain or TLS) on Boost.Beast.
 #include <utility>  // before asio (Boost 1.74 with GCC 12)
 
 #include "client/http_connection.h"

@@ -1,3 +1,4 @@
+// Informer: a local copy of one collection kept current by a shared watch (parsed or as text).
 #include "client/informer.h"
 
 #include "client/resource_version.h"

@@ -1,3 +1,4 @@
+// KubeClient: REST calls over pooled keep-alive connections, endpoint failover, shared watches.
 #include "client/kube_client.h"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// ClusterConfig from a kubeconfig file or a pod's service account; server URLs and replica lists.
 #include "client/kube_config.h"
 
 #include <yaml-cpp/yaml.h>

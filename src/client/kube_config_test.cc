@@ -1,3 +1,4 @@
+// Tests of kubeconfig loading: server URLs, replica lists, contexts, relative files, in-cluster.
 #include "client/kube_config.h"
 
 #include <gtest/gtest.h>

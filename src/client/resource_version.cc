@@ -1,3 +1,4 @@
+// ParseResourceVersion, ResourceVersionOf and KnownOlder: ordering versions of one object.
 #include "client/resource_version.h"
 
 #include <charconv>

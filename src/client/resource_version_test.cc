@@ -1,3 +1,4 @@
+// Tests of ParseResourceVersion, ResourceVersionOf and KnownOlder.
 #include "client/resource_version.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// WatchMultiplexer, CollectionWatch: one shared watch stream per collection, resumed or relisted.
 #include "client/watch_multiplexer.h"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// Controller: the coordinated election controller, leader-elected itself, running the Reconciler.
 #include "coordination/controller.h"
 
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
 #include "coordination/reconciler.h"
+#include "election/cluster_access.h"
 #include "tenure/elector.h"
 #include "tenure/identity.h"
 #include "tenure/kube_locks.h"
@@ -43,14 +45,14 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::shared_ptr<Cluster> c
   if (!options.clock) options.clock = Clock::Real();
   if (options.identity.empty()) options.identity = UniqueIdentity();
   if (!options.log) options.log = LogToStderr;
-  auto version = client::ServedLeaseCandidateVersion(cluster->client(), std::chrono::seconds(10));
+  auto version = client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), std::chrono::seconds(10));
   if (!version.ok()) return version.status();
 
   auto state = std::make_unique<State>();
   state->options = options;
   state->candidate_version = *version;
   state->events = std::make_unique<client::EventRecorder>(
-      cluster->shared_client(), "leader-election-controller", options.identity);
+      ClusterAccess::SharedClient(*cluster), "leader-election-controller", options.identity);
   State* st = state.get();
 
   ElectionConfig config;
@@ -63,7 +65,7 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::shared_ptr<Cluster> c
   config.recontend_after = options.retry_period;  // a replica that lost leadership campaigns again
   config.clock = options.clock;
   config.name = "leader-election-controller";
-  config.callbacks.on_started_leading = [st, client = cluster->shared_client()](
+  config.callbacks.on_started_leading = [st, client = ClusterAccess::SharedClient(*cluster)](
                                             std::stop_token stop, const LeaderTerm&) {
     st->options.log("leading as " + st->options.identity + "; LeaseCandidate " +
                     st->candidate_version);

@@ -1,3 +1,4 @@
+// ControllerMetrics::Render: the coordination controller's counters in Prometheus text format.
 #include "coordination/controller_metrics.h"
 
 namespace tenure::coordination {

@@ -15,16 +15,19 @@
 #include "client/informer.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
-#include "coordination/test_server.h"
+#include "election/cluster_access.h"
 #include "tenure/elector.h"
 #include "tenure/fake_clock.h"
 #include "tenure/kube_locks.h"
+#include "tenure/testing/waits.h"
+#include "testing/in_process_server.h"
 
 namespace tenure::coordination {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::Eventually;
 
 constexpr const char* kCandidates =
     "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates";
@@ -126,8 +129,9 @@ class Acker {
 class ControllerServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<TestServer>();
-    ASSERT_TRUE(server_->ok());
+    auto server = testing::InProcessServer::Start();
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
     cluster_ = server_->cluster();
   }
   void TearDown() override {
@@ -157,7 +161,7 @@ class ControllerServerTest : public ::testing::Test {
     acker_ = std::make_unique<Acker>(client());
   }
 
-  client::KubeClient& client() { return cluster_->client(); }
+  client::KubeClient& client() { return KubeClientOf(*cluster_); }
 
   void AddCandidate(const std::string& name, const std::string& binary,
                     const std::string& emulation,
@@ -233,7 +237,7 @@ class ControllerServerTest : public ::testing::Test {
     return holders_[id]->elector();
   }
 
-  std::unique_ptr<TestServer> server_;
+  std::unique_ptr<testing::InProcessServer> server_;
   std::shared_ptr<Cluster> cluster_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<Acker> acker_;
@@ -498,21 +502,22 @@ TEST_F(ControllerServerTest, LeasesOfEveryNamespaceAreManagedApart) {
 TEST(ControllerVersionTest, UsesV1alpha2WhenV1beta1IsNotServed) {
   server::ServerOptions options;
   ASSERT_TRUE(server::ApplyRuntimeConfig("coordination.k8s.io/v1beta1=false", options).ok());
-  TestServer server(options);
-  ASSERT_TRUE(server.ok());
+  auto started = testing::InProcessServer::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status().ToString();
+  testing::InProcessServer& server = **started;
   ControllerOptions controller_options;
   controller_options.log = [](const std::string&) {};
   auto controller = Controller::Start(server.cluster(), controller_options);
   ASSERT_TRUE(controller.ok()) << controller.status().ToString();
   EXPECT_EQ((*controller)->candidate_version(), "v1alpha2");
   json c = CandidateObject("v1alpha2", "a", "1.33.0", "1.33.0");
-  ASSERT_TRUE(server.client()
+  ASSERT_TRUE(KubeClientOf(*server.cluster())
                   .Call("POST",
                         "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates", &c,
                         5s)
                   .ok());
   EXPECT_TRUE(Eventually([&] {
-    auto lease = server.client().Call("GET", std::string(kLeases) + "/lease", nullptr, 5s);
+    auto lease = KubeClientOf(*server.cluster()).Call("GET", std::string(kLeases) + "/lease", nullptr, 5s);
     return lease.ok() && (*lease)["spec"].value("holderIdentity", "") == "a";
   }));
   (*controller)->Stop();
@@ -521,12 +526,13 @@ TEST(ControllerVersionTest, UsesV1alpha2WhenV1beta1IsNotServed) {
 TEST(ControllerGateTest, WithTheGateOffThereIsNoApiAndNoController) {
   server::ServerOptions options;
   options.coordinated_leader_election = false;
-  TestServer server(options);
-  ASSERT_TRUE(server.ok());
+  auto started = testing::InProcessServer::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status().ToString();
+  testing::InProcessServer& server = **started;
   auto controller = Controller::Start(server.cluster(), {});
   EXPECT_FALSE(controller.ok());
   EXPECT_TRUE(controller.status().IsNotFound()) << controller.status().ToString();
-  EXPECT_TRUE(server.client().Call("GET", kCandidates, nullptr, 5s).status().IsNotFound());
+  EXPECT_TRUE(KubeClientOf(*server.cluster()).Call("GET", kCandidates, nullptr, 5s).status().IsNotFound());
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// Decide: one coordinated-election reconcile step for one Lease, as a pure function (no I/O).
 #include "coordination/decision.h"
 
 #include <algorithm>

@@ -7,20 +7,26 @@
 
 #include <mutex>
 
-#include "coordination/test_server.h"
+#include "election/cluster_access.h"
+#include "tenure/testing/waits.h"
+#include "testing/in_process_server.h"
 
 namespace tenure::client {
 namespace {
 
 using namespace std::chrono_literals;
-using coordination::Eventually;
+using tenure::testing::Eventually;
 using nlohmann::json;
 
 class InformerServerTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.ok()); }
+  void SetUp() override {
+    auto server = testing::InProcessServer::Start();
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+  }
 
-  KubeClient& client() { return server_.client(); }
+  KubeClient& client() { return KubeClientOf(*server_->cluster()); }
   static std::string Path(const std::string& ns) {
     return "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases";
   }
@@ -49,7 +55,7 @@ class InformerServerTest : public ::testing::Test {
     }
   };
 
-  coordination::TestServer server_;
+  std::unique_ptr<testing::InProcessServer> server_;
 };
 
 // The tests that read the copy run with both ways of keeping it.

@@ -1,3 +1,4 @@
+// PickStrategy and the OldestEmulationVersion ranking of LeaseCandidates.
 #include "coordination/ranking.h"
 
 #include "api/validation.h"

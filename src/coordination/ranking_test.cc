@@ -1,3 +1,4 @@
+// Tests of PickStrategy and the OldestEmulationVersion ranking of LeaseCandidates.
 #include "coordination/ranking.h"
 
 #include <gtest/gtest.h>

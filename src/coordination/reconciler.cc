@@ -1,3 +1,4 @@
+// Reconciler: the controller's work loop: caches, Decide per lease, pings, writes, Events, GC.
 #include "coordination/reconciler.h"
 
 #include <thread>

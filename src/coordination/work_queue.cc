@@ -1,3 +1,4 @@
+// WorkQueue: the controller's delaying work queue, one worker per key, due times on a Clock.
 #include "coordination/work_queue.h"
 
 namespace tenure::coordination {

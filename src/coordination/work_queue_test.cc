@@ -1,3 +1,4 @@
+// Tests of WorkQueue with a FakeClock: one entry per key, due order, Done, stop.
 #include "coordination/work_queue.h"
 
 #include <gtest/gtest.h>

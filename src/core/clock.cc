@@ -1,3 +1,4 @@
+// Clock::Real (RealClock) and FakeClock: the real clock, and one tests advance by hand.
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>

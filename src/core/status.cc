@@ -1,3 +1,4 @@
+// Status: the HTTP code and Kubernetes reason name of each Reason; ToString, ReasonFromName.
 #include "tenure/status.h"
 
 namespace tenure {

@@ -18,6 +18,7 @@
 #include "api/url.h"
 #include "client/kube_client.h"
 #include "client/resource_version.h"
+#include "election/cluster_access.h"
 #include "tenure/candidate.h"
 
 namespace tenure {
@@ -94,7 +95,7 @@ struct CandidateRegistrar::State {
   std::string ObjectPath() const { return collection + "/" + api::PercentEncode(options.identity); }
 
   Result<json> Call(const std::string& method, const std::string& path, const json* body) {
-    auto reply = cluster->client().Call(method, path, body, options.request_timeout);
+    auto reply = KubeClientOf(*cluster).Call(method, path, body, options.request_timeout);
     std::lock_guard lock(mu);
     const Status& s = reply.status();
     if (reply.ok() || s.IsConflict() || s.IsAlreadyExists() ||
@@ -215,7 +216,7 @@ struct CandidateRegistrar::State {
 
   // Picks the served version by discovery: v1beta1, else v1alpha2.
   Status Discover() {
-    auto version = client::ServedLeaseCandidateVersion(cluster->client(), options.request_timeout);
+    auto version = client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), options.request_timeout);
     if (!version.ok()) return version.status();
     api_version = "coordination.k8s.io/" + *version;
     collection = std::string(kGroupPath) + *version + "/namespaces/" +
@@ -323,7 +324,7 @@ Result<std::unique_ptr<CandidateRegistrar>> CandidateRegistrar::Start(
   // Watch first, register second: a deletion right after the registration must not fall between
   // the creation and the watch's initial list (the list would not know the object, so no
   // DELETED would follow).
-  auto subscription = st->cluster->client().WatchObject(
+  auto subscription = KubeClientOf(*st->cluster).WatchObject(
       st->collection, st->options.identity,
       [st](const std::string& type, const json& object) { st->OnWatched(type, object); });
   st->WaitUntilActive(*subscription);

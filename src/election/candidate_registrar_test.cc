@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 #include "tenure/candidate.h"
 
 namespace tenure {
@@ -85,7 +86,7 @@ TEST(CandidateOptionsTest, StartRejectsBadOptionsBeforeAnyRequest) {
   ASSERT_TRUE(client::ParseServerUrl("https://127.0.0.1:1", config).ok());  // nothing listens
   auto kube = client::KubeClient::Create(config);
   ASSERT_TRUE(kube.ok()) << kube.status().ToString();
-  auto cluster = std::make_shared<Cluster>(*kube);
+  auto cluster = ClusterAccess::Wrap(*kube);
   CandidateOptions o = Good();
   o.emulation_version = "1.35.0";
   auto registrar = CandidateRegistrar::Start(cluster, o);

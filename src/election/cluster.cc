@@ -1,8 +1,13 @@
+// Cluster: a connection to an API server from kubeconfig or in-cluster configuration.
 #include "tenure/cluster.h"
 
-#include "client/kube_client.h"
+#include "election/cluster_access.h"
 
 namespace tenure {
+
+Cluster::Cluster(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
+
+Cluster::~Cluster() = default;
 
 Result<std::shared_ptr<Cluster>> Cluster::Connect(const ClusterOptions& options) {
   Result<client::ClusterConfig> config = Status::Internal("unset");
@@ -16,11 +21,13 @@ Result<std::shared_ptr<Cluster>> Cluster::Connect(const ClusterOptions& options)
   if (Status s = client::UseServers(*config, options.servers); !s.ok()) return s;
   auto kube = client::KubeClient::Create(std::move(*config));
   if (!kube.ok()) return kube.status();
-  return std::make_shared<Cluster>(std::move(*kube));
+  return ClusterAccess::Wrap(std::move(*kube));
 }
 
-std::string Cluster::default_namespace() const { return client_->config().namespace_; }
+std::string Cluster::default_namespace() const {
+  return connection_->client->config().namespace_;
+}
 
-uint64_t Cluster::requests() const { return client_->requests(); }
+uint64_t Cluster::requests() const { return connection_->client->requests(); }
 
 }  // namespace tenure

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tenure/testing/election_recorder.h"
 #include "tenure/testing/waits.h"
 #include "tenure/elector.h"
 #include "tenure/fake_clock.h"
@@ -18,20 +19,7 @@ using namespace std::chrono_literals;
 
 using testing::Eventually;
 
-struct Terms {
-  std::mutex mu;
-  std::vector<LeaderTerm> terms;
-  std::vector<std::stop_token> tokens;
-  std::atomic<int> started{0}, stopped{0};
-  std::stop_token Token(size_t i) {
-    std::lock_guard lock(mu);
-    return tokens.at(i);
-  }
-  LeaderTerm Term(size_t i) {
-    std::lock_guard lock(mu);
-    return terms.at(i);
-  }
-};
+using Terms = testing::ElectionRecorder;
 
 class CoordinatedElectorTest : public ::testing::Test {
  protected:
@@ -46,15 +34,7 @@ class CoordinatedElectorTest : public ::testing::Test {
     c.clock = clock_;
     c.coordinated = true;
     c.recontend_after = recontend;
-    c.callbacks.on_started_leading = [&t](std::stop_token stop, const LeaderTerm& term) {
-      {
-        std::lock_guard lock(t.mu);
-        t.terms.push_back(term);
-        t.tokens.push_back(stop);
-      }
-      ++t.started;
-    };
-    c.callbacks.on_stopped_leading = [&t] { ++t.stopped; };
+    t.Attach(c.callbacks);
     auto elector = Elector::Create(std::move(c));
     EXPECT_TRUE(elector.ok()) << elector.status().ToString();
     return std::make_unique<ElectionHandle>(std::shared_ptr<Elector>(std::move(*elector)));

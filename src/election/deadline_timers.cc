@@ -1,3 +1,4 @@
+// DeadlineTimers: one thread per Clock firing callbacks at deadlines, shared by every TermGuard.
 #include "election/deadline_timers.h"
 
 #include <vector>

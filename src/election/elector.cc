@@ -1,61 +1,25 @@
+// Elector: the election loop around the rules of lease_decision.h. It does the I/O (lock
+// calls, watch, sleeps on the injected Clock), keeps what was seen under one mutex, runs each
+// term's work on a thread of its own and fires the term's stop token (TermGuard).
 #include "tenure/elector.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <mutex>
-#include <random>
-#include <sstream>
 #include <thread>
 
 #include "election/jitter.h"
+#include "election/leader_notifier.h"
+#include "election/lease_decision.h"
 #include "election/term_guard.h"
 
 namespace tenure {
 
 namespace {
 
-// Runs on_new_leader calls in order on one thread, so they never block the elector.
-class Notifier {
- public:
-  explicit Notifier(std::function<void(const std::string&)> fn) : fn_(std::move(fn)) {
-    if (fn_) thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
-  }
-  ~Notifier() {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      cv_.notify_all();
-    }
-  }
-  void Notify(std::string identity) {
-    if (!fn_) return;
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back(std::move(identity));
-    }
-    cv_.notify_all();
-  }
-
- private:
-  void Loop(std::stop_token stop) {
-    std::unique_lock lock(mu_);
-    while (true) {
-      cv_.wait(lock, stop, [&] { return !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping
-      std::string identity = std::move(queue_.front());
-      queue_.pop_front();
-      lock.unlock();
-      fn_(identity);
-      lock.lock();
-    }
-  }
-  std::function<void(const std::string&)> fn_;
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<std::string> queue_;
-  std::jthread thread_;
-};
+using election::ElectorView;
+using election::Sighting;
+using election::TermEnd;
 
 // The time left for the calls of one attempt. Lock calls take real time, whatever clock the
 // elector is given, so this counts on the steady clock.
@@ -72,94 +36,36 @@ class Budget {
   std::chrono::steady_clock::time_point deadline_;
 };
 
-// How long after sending a successful renewal the leader may still act: the lease as others
-// count it, shortened by the clock drift they may have and the safety margin.
-Clock::Duration UsableLease(const ElectionConfig& c) {
-  return std::chrono::duration_cast<Clock::Duration>(c.lease_duration *
-                                                     (1.0 - c.max_clock_rate_drift)) -
-         c.safety_margin;
-}
-
-// "2.5s", "0.15s": durations in validation messages.
-std::string SecondsText(Clock::Duration d) {
-  std::ostringstream out;
-  out << static_cast<double>(d.count()) / 1e9 << "s";
-  return out.str();
-}
-
 }  // namespace
-
-Status ValidateElectionConfig(const ElectionConfig& c) {
-  auto invalid = [](std::string message) { return Status(Reason::kInvalid, std::move(message)); };
-  if (c.lease_duration <= c.renew_deadline) {
-    return invalid("leaseDuration must be greater than renewDeadline");
-  }
-  if (static_cast<double>(c.renew_deadline.count()) <=
-      kJitterFactor * static_cast<double>(c.retry_period.count())) {
-    return invalid("renewDeadline must be greater than retryPeriod*JitterFactor");
-  }
-  if (c.lease_duration.count() < 1) return invalid("leaseDuration must be greater than zero");
-  if (c.renew_deadline.count() < 1) return invalid("renewDeadline must be greater than zero");
-  if (c.retry_period.count() < 1) return invalid("retryPeriod must be greater than zero");
-  if (!c.callbacks.on_started_leading) return invalid("OnStartedLeading callback must not be nil");
-  if (!c.callbacks.on_stopped_leading) return invalid("OnStoppedLeading callback must not be nil");
-  if (!c.lock) return invalid("Lock must not be nil.");
-  if (c.lock->Identity().empty()) return invalid("Lock identity is empty");
-  if (c.lease_duration % std::chrono::seconds(1) != std::chrono::nanoseconds(0)) {
-    return invalid(
-        "leaseDuration must be a whole number of seconds: the lock records "
-        "leaseDurationSeconds, and that is how long other candidates wait (" +
-        SecondsText(c.lease_duration) + " would be read as " +
-        SecondsText(std::chrono::floor<std::chrono::seconds>(c.lease_duration)) +
-        ", before this leader would stop)");
-  }
-  if (c.max_clock_rate_drift < 0 || c.max_clock_rate_drift >= 0.5) {
-    return invalid("maxClockRateDrift must be in [0, 0.5)");
-  }
-  if (c.safety_margin.count() < 0) return invalid("safetyMargin must not be negative");
-  if (c.drain_timeout.count() < 0) return invalid("drainTimeout must not be negative");
-  if (UsableLease(c) <= c.retry_period) {
-    return invalid("leaseDuration x (1 - maxClockRateDrift) - safetyMargin (" +
-                   SecondsText(UsableLease(c)) + ") must be greater than retryPeriod (" +
-                   SecondsText(c.retry_period) +
-                   "): a leader must be able to renew before it has to stop");
-  }
-  return Status::Ok();
-}
 
 struct Elector::State {
   explicit State(ElectionConfig c)
-      : config(std::move(c)), notifier(config.callbacks.on_new_leader) {}
+      : config(std::move(c)),
+        rules(election::Rules::Of(config)),
+        notifier(config.callbacks.on_new_leader) {}
   ~State() {
     for (auto& worker : workers) {
       if (worker.thread.joinable()) worker.thread.join();
     }
   }
 
-  ElectionConfig config;
+  const ElectionConfig config;
+  const election::Rules rules;
   Clock& clock() const { return *config.clock; }
 
   mutable std::mutex mu;
-  // What was last seen of the record, and when (local monotonic clock).
-  std::optional<ObservedRecord> observed;
-  Clock::TimePoint observed_time{};
+  // What was seen of the record and when, whether we lead, our last write: what the rules read.
+  ElectorView view;
   std::string reported_leader;
-  bool leading = false;
   std::optional<LeaderTerm> term;
-  Clock::TimePoint last_renew_sent{};
   bool end_of_term = false;  // coordinated: preferredHolder names someone else
-  // A graceful handover is waiting for the term's work: renewals go on although the term's
-  // token fired (and, coordinated, although preferredHolder names someone else).
-  bool draining = false;
-  // The version of our latest successful write: a record after it is someone else's.
-  int64_t own_version = 0;
   // Yield(): the current term's guard (set while a term runs) and whether Yield ended it.
   TermGuard* guard = nullptr;
   bool yielded = false;
   // The current term's stop token: once it fired we no longer lead, even while the Run thread
   // is still inside a hung call.
   std::stop_token term_token;
-  bool LeadingLocked() const { return leading && !term_token.stop_requested(); }
+  bool LeadingLocked() const { return view.leading && !term_token.stop_requested(); }
   ElectorMetrics metrics;
   // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
   std::stop_source wake_source;
@@ -190,32 +96,27 @@ struct Elector::State {
     // ~jthread joins; the threads have returned already.
   }
 
-  Notifier notifier;
+  election::LeaderNotifier notifier;
 
-  Lock& lock() { return *config.lock; }
-  std::string identity() const { return config.lock->Identity(); }
-  int lease_seconds() const {
-    return static_cast<int>(std::max<int64_t>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(config.lease_duration).count()));
-  }
+  Lock& lock() const { return *config.lock; }
 
-  // Remembers a record read, written or watched; a change of bytes stamps observed_time.
-  // Every record read, written or watched goes through here. One written after our own last
-  // write that names another holder (an operator's forced release, a controller's assignment)
-  // or, coordinated, prefers another one, ends the term at once, however it was seen: on the
-  // watch, or on the GET of a renewal whose fast path conflicted (client-go would keep leading
-  // until its renew deadline, while the new holder already leads).
+  // Every record read, written or watched goes through here; a change of bytes stamps the time
+  // it was observed. One that ends the term (EndsTerm) ends it at once, however it was seen: on
+  // the watch, or on the GET of a renewal whose fast path conflicted (client-go would keep
+  // leading until its renew deadline, while the new holder already leads).
   void Observe(const ObservedRecord& record) {
     std::string new_leader;
     std::optional<std::stop_source> end_term;
     {
       std::lock_guard lock(mu);
+      std::optional<Sighting>& seen = view.seen;
       // Older than what we know (a watch event that arrived after a newer GET or write): it
-      // would restamp observed_time and bring back a holder that is gone.
-      if (observed && record.version != 0 && record.version < observed->version) return;
-      if (!observed || observed->raw != record.raw) observed_time = clock().now();
-      observed = record;
-      const std::string& holder = observed->record.holder_identity;
+      // would restamp the observed time and bring back a holder that is gone.
+      if (seen && record.version != 0 && record.version < seen->record.version) return;
+      Clock::TimePoint observed_at =
+          seen && seen->record.raw == record.raw ? seen->observed_at : clock().now();
+      seen = Sighting{record, observed_at};
+      const std::string& holder = record.record.holder_identity;
       if (holder != reported_leader) {
         reported_leader = holder;
         new_leader = holder;
@@ -229,12 +130,11 @@ struct Elector::State {
 
   // The current term's guard, when `record` ends that term (see Observe).
   std::optional<std::stop_source> EndedByLocked(const ObservedRecord& record) {
-    if (!leading || guard == nullptr || record.version <= own_version) return std::nullopt;
-    bool given_away = record.record.holder_identity != identity();
-    bool preferred_other =
-        config.coordinated && !record.record.preferred_holder.empty() && !draining;
-    if (!given_away && !preferred_other) return std::nullopt;
-    end_of_term = !given_away;  // preempted: release once drained; given away: nothing to release
+    if (guard == nullptr) return std::nullopt;
+    TermEnd end = election::EndsTerm(record, view, rules);
+    if (end == TermEnd::kNone) return std::nullopt;
+    // Preempted: release once drained; given away: nothing to release.
+    end_of_term = end == TermEnd::kPreempted;
     return guard->source();
   }
 
@@ -246,7 +146,7 @@ struct Elector::State {
       std::lock_guard lock(mu);
       term_token = g.token();
       guard = &g;
-      if (observed) end_term = EndedByLocked(*observed);
+      if (view.seen) end_term = EndedByLocked(view.seen->record);
       if (yielded) end_term = g.source();
     }
     if (end_term) end_term->request_stop();
@@ -256,7 +156,7 @@ struct Elector::State {
   // not go on to write.
   bool TermEnded() const {
     std::lock_guard lock(mu);
-    return leading && term_token.stop_requested();
+    return view.leading && term_token.stop_requested();
   }
 
   // From the lock's watch: no request is made; a waiting follower re-evaluates.
@@ -267,31 +167,13 @@ struct Elector::State {
     wake_source.request_stop();
   }
 
-  // The lease is held by someone, by our observation: holder set and observedTime + duration
-  // in the future.
-  bool ObservedValidLocked(Clock::TimePoint now) const {
-    if (!observed || observed->record.holder_identity.empty()) return false;
-    return observed_time + std::chrono::seconds(observed->record.lease_duration_seconds) > now;
-  }
-  bool ObservedValid() const {
+  bool ValidlyHeld() const {
     std::lock_guard lock(mu);
-    return ObservedValidLocked(clock().now());
-  }
-  // Validly held by another candidate: nothing to try until that changes.
-  bool HeldByOtherLocked(Clock::TimePoint now) const {
-    return ObservedValidLocked(now) && observed->record.holder_identity != identity();
+    return election::ValidlyHeld(view, clock().now());
   }
   bool HeldByOther() const {
     std::lock_guard lock(mu);
-    return HeldByOtherLocked(clock().now());
-  }
-
-  LeaderElectionRecord DesiredRecord() {
-    LeaderElectionRecord r;
-    r.holder_identity = identity();
-    r.lease_duration_seconds = lease_seconds();
-    r.acquire_time = r.renew_time = clock().wall_now();
-    return r;
+    return election::HeldByOther(view, rules, clock().now());
   }
 
   // Records a successful write of ours that replaced the record `replaced` (nullptr: created).
@@ -299,27 +181,23 @@ struct Elector::State {
                   const ObservedRecord* replaced) {
     {
       std::lock_guard lock(mu);
-      own_version = std::max(own_version, written.version);
-      // Others restart their count only when the record's bytes change: a write that changed
-      // nothing (a ConfigMap record keeps whole seconds, and the server keeps such a no-op
-      // write's resourceVersion) must not move our stop deadline either.
-      if (replaced == nullptr || replaced->raw != written.raw) last_renew_sent = sent;
+      view.own_version = std::max(view.own_version, written.version);
+      if (election::RestartsOthersCount(replaced, written)) view.last_renew_sent = sent;
     }
     Observe(written);
     return written.version;
   }
 
-  // The record for a fast-path renewal: the last one seen, while leading and while it is valid
-  // and still names us (client-go's IsLeader(): the watch may have shown that someone, e.g. an
-  // operator, gave the lease away, and the cached version would overwrite that) and, in
-  // coordinated mode, while no preferredHolder ends our term.
-  std::optional<ObservedRecord> OwnCachedRecord(Clock::TimePoint now) {
+  // The record a fast-path renewal writes over, when the rules allow one.
+  std::optional<ObservedRecord> CachedForRenewal(Clock::TimePoint now) {
     std::lock_guard lock(mu);
-    if (!leading || !observed || !ObservedValidLocked(now)) return std::nullopt;
-    const LeaderElectionRecord& record = observed->record;
-    if (record.holder_identity != identity()) return std::nullopt;
-    if (config.coordinated && !record.preferred_holder.empty() && !draining) return std::nullopt;
-    return observed;
+    if (!election::MayRenewFromCache(view, rules, now)) return std::nullopt;
+    return view.seen->record;
+  }
+
+  void CountSlowPath() {
+    std::lock_guard lock(mu);
+    if (view.leading) ++metrics.slow_path_total;
   }
 
   // One attempt of client-go's tryAcquireOrRenew. Returns the version written on success.
@@ -328,96 +206,65 @@ struct Elector::State {
   std::optional<int64_t> TryAcquireOrRenew(Clock::Duration timeout) {
     Budget budget(timeout);
     if (config.coordinated) return TryRenewHeld(budget);
-    LeaderElectionRecord desired = DesiredRecord();
     Clock::TimePoint sent = clock().now();
+    Clock::WallTime wall_sent = clock().wall_now();
     // Fast path: the leader updates with its cached version, no GET.
-    std::optional<ObservedRecord> cached = OwnCachedRecord(sent);
-    if (cached) {
-      desired.acquire_time = cached->record.acquire_time;
-      desired.leader_transitions = cached->record.leader_transitions;
-      auto written = lock().Update(desired, budget.left());
+    if (std::optional<ObservedRecord> cached = CachedForRenewal(sent)) {
+      auto written = lock().Update(election::AcquireOrRenewRecord(&cached->record, rules, wall_sent),
+                                   budget.left());
       if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
-    // Slow path.
-    {
-      std::lock_guard lock(mu);
-      if (leading) ++metrics.slow_path_total;
-    }
+    CountSlowPath();
     auto current = lock().Get(budget.left());
     if (!current.ok()) {
       if (!current.status().IsNotFound() || budget.spent()) return std::nullopt;
-      auto written = lock().Create(desired, budget.left());
+      auto written =
+          lock().Create(election::AcquireOrRenewRecord(nullptr, rules, wall_sent), budget.left());
       if (!written.ok()) return std::nullopt;
       return Written(*written, sent, nullptr);
     }
     Observe(*current);
-    const LeaderElectionRecord& old = current->record;
     if (TermEnded() || HeldByOther()) return std::nullopt;
-    if (old.holder_identity == identity()) {
-      desired.acquire_time = old.acquire_time;
-      desired.leader_transitions = old.leader_transitions;
-    } else {
-      desired.leader_transitions = old.leader_transitions + 1;
-    }
     if (budget.spent()) return std::nullopt;
-    auto written = lock().Update(desired, budget.left());
+    auto written = lock().Update(election::AcquireOrRenewRecord(&current->record, rules, wall_sent),
+                                 budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent, &*current);
   }
 
-  // Renews only a lease that names us, keeping every field but renewTime and the duration: the
-  // coordinated leader (the controller assigns the lease) and a draining one (it must not take
-  // back a lease that was given away meanwhile).
-  // Unlike client-go, the coordinated leader renews on the fast path (cached version, no GET):
-  // any change by the controller (preferredHolder, a new holder) changes the version, so the
-  // write fails with Conflict and the slow path reads it.
+  // Renews only a lease that names us (election::RenewHeld): the coordinated leader and a
+  // draining one. Unlike client-go, the coordinated leader renews on the fast path (cached
+  // version, no GET): any change by the controller (preferredHolder, a new holder) changes the
+  // version, so the write fails with Conflict and the slow path reads it.
   std::optional<int64_t> TryRenewHeld(Budget& budget) {
     Clock::TimePoint sent = clock().now();
-    std::optional<ObservedRecord> cached = OwnCachedRecord(sent);
-    if (cached) {
-      auto written = lock().Update(RenewedHeld(cached->record), budget.left());
+    if (std::optional<ObservedRecord> cached = CachedForRenewal(sent)) {
+      auto written = lock().Update(
+          election::RenewedHeldRecord(cached->record, rules, clock().wall_now()), budget.left());
       if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
-    {
-      std::lock_guard lock(mu);
-      if (leading) ++metrics.slow_path_total;
-    }
+    CountSlowPath();
     auto current = lock().Get(budget.left());
     if (!current.ok()) return std::nullopt;
     Observe(*current);
-    LeaderElectionRecord record = current->record;
-    if (!ObservedValid()) return std::nullopt;
-    if (record.holder_identity != identity()) return std::nullopt;
-    if (config.coordinated && !record.preferred_holder.empty()) {
-      // The controller prefers another candidate: end the term now and hand over (a draining
-      // term has ended already and renews until its work stopped).
+    election::HeldRenewal renewal;
+    {
       std::lock_guard lock(mu);
-      if (!draining) {
-        if (leading) end_of_term = true;
-        return std::nullopt;
-      }
+      renewal =
+          election::RenewHeld(current->record, view, rules, clock().now(), clock().wall_now());
+      if (renewal.preempted) end_of_term = true;
     }
-    if (budget.spent()) return std::nullopt;
-    auto written = lock().Update(RenewedHeld(record), budget.left());
+    if (!renewal.write || budget.spent()) return std::nullopt;
+    auto written = lock().Update(*renewal.write, budget.left());
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent, &*current);
   }
 
-  // The record (holder == us; strategy, acquireTime, transitions kept) renewed now. Like
-  // client-go's coordinated candidate it writes our lease duration, so the term's deadline
-  // (computed from lease_duration) and what others see in the record agree.
-  LeaderElectionRecord RenewedHeld(LeaderElectionRecord record) {
-    record.renew_time = clock().wall_now();
-    record.lease_duration_seconds = lease_seconds();
-    return record;
-  }
-
-  // The latest moment this leader may still act: see "Stop before anyone can take over".
   Clock::TimePoint MustStopBy() const {
     std::lock_guard lock(mu);
-    return last_renew_sent + UsableLease(config);
+    return election::MustStopBy(view, rules);
   }
 
   // Sleeps until `deadline` or until the lock's watch reports a change (or stop).
@@ -434,31 +281,22 @@ struct Elector::State {
     clock().SleepUntil(deadline, wake.get_token());
   }
 
-  // Watching follower: no request until the observed lease expires or the record changes.
-  void WaitForChangeOrExpiry(std::stop_token stop) {
-    Clock::TimePoint expiry;
-    uint64_t seen;
-    {
-      std::lock_guard lock(mu);
-      if (!HeldByOtherLocked(clock().now())) return;  // changed meanwhile: attempt now
-      expiry = observed_time + std::chrono::seconds(observed->record.lease_duration_seconds);
-      seen = watched_changes;
-    }
-    SleepUntilChange(expiry, stop, seen);
-  }
-
   // Returns true once leading, false when stopped.
   bool Acquire(std::stop_token stop, const LockWatch* watch) {
     while (!stop.stop_requested()) {
       bool watching = watch != nullptr && watch->active();
-      if (watching && HeldByOther()) {
-        WaitForChangeOrExpiry(stop);  // no request while someone else validly holds it
-        continue;
-      }
+      election::FollowerStep step;
       uint64_t seen;
       {
         std::lock_guard lock(mu);
+        step = election::NextFollowerStep(view, rules, clock().now(), watching);
         seen = watched_changes;
+      }
+      if (!step.attempt) {
+        // A watching follower: no request until the observed lease expires or the record
+        // changes.
+        SleepUntilChange(step.until, stop, seen);
+        continue;
       }
       if (auto version = TryAcquireOrRenew(config.renew_deadline)) {
         StartTerm(*version);
@@ -483,8 +321,8 @@ struct Elector::State {
 
   void StartTerm(int64_t version) {
     std::lock_guard lock(mu);
-    leading = true;
-    term = LeaderTerm{identity(), static_cast<uint64_t>(version), clock().wall_now()};
+    view.leading = true;
+    term = LeaderTerm{rules.identity, static_cast<uint64_t>(version), clock().wall_now()};
     metrics.is_leader = true;
     ++metrics.transitions_total;
     ++metrics.renew_total;
@@ -500,11 +338,7 @@ struct Elector::State {
       bool renewed = false;
       while (!guard.fired() && clock().now() < deadline) {
         Clock::TimePoint start = clock().now();
-        // An attempt that outlasts the term is of no use: it gets what is left until the stop
-        // deadline when that comes first, so that after a hung server there is still time to
-        // try again (on another endpoint).
-        auto left =
-            std::chrono::duration_cast<Clock::Duration>(std::min(deadline, MustStopBy()) - start);
+        auto left = election::RenewalAttemptBudget(start, deadline, MustStopBy());
         if (left <= Clock::Duration::zero()) return;
         if (TryAcquireOrRenew(left)) {
           renewed = true;
@@ -535,11 +369,11 @@ struct Elector::State {
   bool Drain(std::stop_token finished) {
     {
       std::lock_guard lock(mu);
-      draining = true;
+      view.draining = true;
     }
     bool drained = RenewUntilFinished(finished, clock().now() + config.drain_timeout);
     std::lock_guard lock(mu);
-    draining = false;
+    view.draining = false;
     return drained;
   }
 
@@ -551,7 +385,7 @@ struct Elector::State {
       uint64_t seen;
       {
         std::lock_guard lock(mu);
-        if (!observed || observed->record.holder_identity != identity()) return false;
+        if (!view.seen || view.seen->record.record.holder_identity != rules.identity) return false;
         seen = watched_changes;
       }
       if (now >= give_up || now >= stop_by) return false;
@@ -573,7 +407,7 @@ struct Elector::State {
   void EndTerm() {
     std::lock_guard lock(mu);
     end_of_term = false;
-    leading = false;
+    view.leading = false;
     term.reset();
     // The fired token must not outlive its term: the next term is "leading" from StartTerm on,
     // before its own guard's token is stored.
@@ -581,24 +415,17 @@ struct Elector::State {
     metrics.is_leader = false;
   }
 
-  // client-go's release: GET, and if still ours write holder "" with duration 1 s; retry on
-  // Conflict until renew_deadline.
+  // client-go's release: GET, and if still ours write the released record; retry on Conflict
+  // until renew_deadline.
   void Release() {
     Clock::TimePoint deadline = clock().now() + config.renew_deadline;
     while (clock().now() < deadline) {
       auto left = std::chrono::duration_cast<Clock::Duration>(deadline - clock().now());
       auto current = lock().Get(left);
-      if (!current.ok() || current->record.holder_identity != identity()) return;
-      LeaderElectionRecord released;
-      released.lease_duration_seconds = 1;
-      released.acquire_time = released.renew_time = clock().wall_now();
-      released.leader_transitions = current->record.leader_transitions;
-      if (config.coordinated) {
-        // The controller's fields stay: it assigns the next holder of a released lease.
-        released.strategy = current->record.strategy;
-        released.preferred_holder = current->record.preferred_holder;
-      }
-      auto written = lock().Update(released, left);
+      if (!current.ok()) return;
+      auto released = election::ReleaseRecord(current->record, rules, clock().wall_now());
+      if (!released) return;
+      auto written = lock().Update(*released, left);
       if (written.ok()) {
         Observe(*written);
         return;
@@ -703,7 +530,8 @@ bool Elector::IsLeader() const {
 
 std::string Elector::Leader() const {
   std::lock_guard lock(state_->mu);
-  return state_->observed ? state_->observed->record.holder_identity : "";
+  const auto& seen = state_->view.seen;
+  return seen ? seen->record.record.holder_identity : "";
 }
 
 std::optional<LeaderTerm> Elector::CurrentTerm() const {
@@ -715,8 +543,8 @@ std::optional<LeaderTerm> Elector::CurrentTerm() const {
 bool Elector::Healthy() const {
   const State& st = *state_;
   std::lock_guard lock(st.mu);
-  if (!st.leading) return true;
-  return st.clock().now() - st.observed_time <=
+  if (!st.view.leading || !st.view.seen) return true;
+  return st.clock().now() - st.view.seen->observed_at <=
          st.config.lease_duration + st.config.health_tolerance;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "election/jitter.h"
+#include "tenure/testing/election_recorder.h"
 #include "tenure/testing/waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/health.h"
@@ -22,30 +23,7 @@ using namespace std::chrono_literals;
 
 using testing::Eventually;
 
-struct Recorder {
-  std::mutex mu;
-  std::vector<std::string> calls;
-  std::vector<LeaderTerm> terms;
-  std::vector<std::stop_token> tokens;
-  std::atomic<int> started{0}, stopped{0};
-
-  void Add(std::string call) {
-    std::lock_guard lock(mu);
-    calls.push_back(std::move(call));
-  }
-  std::vector<std::string> Calls() {
-    std::lock_guard lock(mu);
-    return calls;
-  }
-  LeaderTerm Term(size_t i) {
-    std::lock_guard lock(mu);
-    return terms.at(i);
-  }
-  std::stop_token Token(size_t i) {
-    std::lock_guard lock(mu);
-    return tokens.at(i);
-  }
-};
+using Recorder = testing::ElectionRecorder;
 
 class ElectorTest : public ::testing::Test {
  protected:
@@ -56,20 +34,7 @@ class ElectorTest : public ::testing::Test {
     ElectionConfig c;
     c.lock = std::make_shared<MemoryLock>(store_, identity, watch);
     c.clock = clock_;
-    c.callbacks.on_started_leading = [&rec](std::stop_token stop, const LeaderTerm& term) {
-      {
-        std::lock_guard lock(rec.mu);
-        rec.terms.push_back(term);
-        rec.tokens.push_back(stop);
-      }
-      rec.Add("started " + term.identity);
-      ++rec.started;
-    };
-    c.callbacks.on_stopped_leading = [&rec] {
-      rec.Add("stopped");
-      ++rec.stopped;
-    };
-    c.callbacks.on_new_leader = [&rec](const std::string& id) { rec.Add("new " + id); };
+    rec.Attach(c.callbacks);
     return c;
   }
 

@@ -1,3 +1,4 @@
+// Tests of FencingTokenChecker (superseded and concurrent tokens) and LeaderElectionHealthCheck.
 #include <gtest/gtest.h>
 
 #include <thread>

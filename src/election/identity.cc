@@ -1,3 +1,4 @@
+// UniqueIdentity: a per-process candidate identity, the hostname plus 16 random hex digits.
 #include "tenure/identity.h"
 
 #include <unistd.h>

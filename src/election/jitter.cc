@@ -1,3 +1,4 @@
+// Jittered: a retry period with client-go's jitter, uniform in [period, 2.2 x period).
 #include "election/jitter.h"
 
 #include <random>

@@ -1,6 +1,8 @@
+// KubeObjectLock: what LeaseLock and ConfigMapLock share: get, create, update, watch, events.
 #include "election/kube_object_lock.h"
 
 #include "client/resource_version.h"
+#include "election/cluster_access.h"
 
 namespace tenure {
 
@@ -9,7 +11,7 @@ using nlohmann::json;
 KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
     : cluster_(std::move(cluster)),
       options_(std::move(options)),
-      events_(cluster_->shared_client(), "tenure", options_.identity) {
+      events_(ClusterAccess::SharedClient(*cluster_), "tenure", options_.identity) {
   if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
 }
 
@@ -23,14 +25,14 @@ Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
 }
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
-  auto object = cluster_->client().Call("GET", ObjectPath(), nullptr, timeout);
+  auto object = KubeClientOf(*cluster_).Call("GET", ObjectPath(), nullptr, timeout);
   if (!object.ok()) return object.status();
   return Remember(*object);
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   json object = NewObject(record);
-  auto created = cluster_->client().Call("POST", CollectionPath(), &object, timeout);
+  auto created = KubeClientOf(*cluster_).Call("POST", CollectionPath(), &object, timeout);
   if (!created.ok()) return created.status();
   return Remember(*created);
 }
@@ -43,7 +45,7 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
     object = *cached_;
   }
   PutRecord(object, record);  // keeps metadata.resourceVersion: a compare-and-swap
-  auto updated = cluster_->client().Call("PUT", ObjectPath(), &object, timeout);
+  auto updated = KubeClientOf(*cluster_).Call("PUT", ObjectPath(), &object, timeout);
   if (!updated.ok()) return updated.status();
   return Remember(*updated);
 }
@@ -64,7 +66,7 @@ class SubscriptionWatch final : public LockWatch {
 
 std::unique_ptr<LockWatch> KubeObjectLock::Watch(
     std::function<void(const ObservedRecord&)> on_change) {
-  auto subscription = cluster_->client().WatchObject(
+  auto subscription = KubeClientOf(*cluster_).WatchObject(
       CollectionPath(), options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
         if (type == "DELETED") {

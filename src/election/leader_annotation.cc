@@ -1,3 +1,4 @@
+// FormatLeaderAnnotation and ParseLeaderAnnotation: the leader record as annotation JSON.
 #include "election/leader_annotation.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// Tests of the leader annotation: client-go and Python client formats, microseconds, garbage.
 #include "election/leader_annotation.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Leadership: Spring-style on_granted/on_revoked terms over an Elector; LeaderElectionInfoJson.
 #include "tenure/leadership.h"
 
 #include <condition_variable>

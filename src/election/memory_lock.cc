@@ -1,3 +1,4 @@
+// MemoryLock and MemoryLockStore: an in-process Lock with CAS, watches and fault injection.
 #include "tenure/memory_lock.h"
 
 namespace tenure {

@@ -1,3 +1,4 @@
+// RenderPrometheusMetrics: electors' leader_election_* metrics in Prometheus text format.
 #include "tenure/metrics.h"
 
 #include <cstdio>

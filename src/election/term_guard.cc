@@ -1,3 +1,4 @@
+// TermGuard: the stop token of one leadership term, fired at its deadline by DeadlineTimers.
 #include "election/term_guard.h"
 
 namespace tenure {

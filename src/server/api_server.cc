@@ -1,3 +1,4 @@
+// ApiServer: the Kubernetes API as an HttpHandler: token check, non-resource paths, ResourceApi.
 #include "server/api_server.h"
 
 #include <nlohmann/json.hpp>

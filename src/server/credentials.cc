@@ -1,3 +1,4 @@
+// EnsureCredentials, WriteKubeconfig: the data folder's CA, server cert, admin token, kubeconfig.
 #include "server/credentials.h"
 
 #include <openssl/bio.h>

@@ -1,3 +1,4 @@
+// API discovery: /version, /api, /apis, group-version resource lists, aggregated v2/v2beta1.
 #include "server/discovery.h"
 
 #include <openssl/evp.h>

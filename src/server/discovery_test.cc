@@ -1,3 +1,4 @@
+// Tests of discovery: version priority, group and resource lists, Accept, aggregated, /version.
 #include "server/discovery.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// MetricsEndpoint: the GET /metrics body from registered sections; GaugeFamily.
 #include "server/metrics_endpoint.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Tests of MetricsEndpoint: section order, per-scrape rendering, GaugeFamily, concurrent Add.
 #include "server/metrics_endpoint.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Stored object text as sent to clients: WithResourceVersion, StoredMetadata, ObjectText.
 #include "server/object_text.h"
 
 namespace tenure::server {

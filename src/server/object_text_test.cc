@@ -1,3 +1,4 @@
+// Tests of StoredMetadata and WithResourceVersion on stored object text.
 #include "server/object_text.h"
 
 #include <gtest/gtest.h>

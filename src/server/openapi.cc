@@ -1,3 +1,4 @@
+// OpenAPI documents for kubectl: v3 per group-version (schemas, paths), v3 index, v2 fallback.
 #include "server/openapi.h"
 
 #include <openssl/evp.h>

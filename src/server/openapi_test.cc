@@ -1,3 +1,4 @@
+// Tests of the OpenAPI documents: v3 index and hashes, schemas and $refs, patch, v2 fallback.
 #include "server/openapi.h"
 
 #include <gtest/gtest.h>

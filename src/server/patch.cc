@@ -1,3 +1,4 @@
+// The four PATCH types: JSON merge patch, JSON patch, strategic merge patch, server-side apply.
 #include "server/patch.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Tests of the PATCH types: RFC 7386 and 6902 vectors, limits, strategic merge directives, apply.
 #include "server/patch.h"
 
 #include "api/client_json.h"

@@ -1,3 +1,4 @@
+// DecodeProtobufObject: the protobuf Namespace and ConfigMap bodies kubectl sends, as JSON.
 #include "server/protobuf_body.h"
 
 #include <functional>

@@ -1,3 +1,4 @@
+// ParseRequestInfo: the verb, group, version, namespace, resource and name of an API request.
 #include "server/request_info.h"
 
 #include <string_view>

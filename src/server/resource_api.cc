@@ -1,3 +1,4 @@
+// ResourceApi: the REST verbs of every served kind over the Store, as kube-apiserver serves them.
 #include "server/resource_api.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// NegotiateFormat, RenderObject, RenderList (object, Table, metadata) and ObjectFilter.
 #include "server/response_format.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// LabelSelector and FieldSelector: parsing Kubernetes selector syntax, and label matching.
 #include "server/selectors.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Server::Start (ServerImpl): store, credentials, namespaces and HTTP server; feature gates.
 #include "server/server.h"
 
 #include <algorithm>

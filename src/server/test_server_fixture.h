@@ -1,11 +1,8 @@
-// ServerFixture: a tenure server started in-process on a free port with a temporary data
-// folder, and HTTPS calls to it with the server's token, for tests of the server over the wire.
+// ServerFixture: the testing kit's InProcessServer as a GoogleTest fixture, and HTTPS calls to it
+// with the server's token, for tests of the server over the wire.
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -13,41 +10,26 @@
 
 #include "client/http_connection.h"
 #include "server/server.h"
+#include "testing/in_process_server.h"
 
 namespace tenure::server::testing {
 
 class ServerFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tenure-server-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     ServerOptions options;
-    options.data_dir = dir_;
-    options.port = 0;
     options.watch_history = 50;
     Configure(options);
-    tls_ = options.tls;
-    auto server = Server::Start(options);
+    auto server = tenure::testing::InProcessServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(*server);
   }
-  void TearDown() override {
-    if (server_) server_->Stop();
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { server_.reset(); }
 
   // Lets a fixture change the options before the server starts.
   virtual void Configure(ServerOptions&) {}
 
-  client::Endpoint endpoint() const {
-    client::Endpoint ep;
-    ep.port = server_->port();
-    ep.tls.enabled = tls_;
-    if (tls_) ep.tls.ca_file = server_->credentials().ca_cert_file;
-    return ep;
-  }
+  client::Endpoint endpoint() const { return server_->endpoint(); }
   std::vector<std::pair<std::string, std::string>> headers() const {
     return {{"Authorization", "Bearer " + server_->credentials().token},
             {"Content-Type", "application/json"},
@@ -76,9 +58,7 @@ class ServerFixture : public ::testing::Test {
     return std::move(*reply);
   }
 
-  std::string dir_;
-  bool tls_ = true;
-  std::unique_ptr<Server> server_;
+  std::unique_ptr<tenure::testing::InProcessServer> server_;
 };
 
 }  // namespace tenure::server::testing

@@ -1,3 +1,4 @@
+// StartWatch and WatchSession: one watch request streamed as Kubernetes watch events.
 #include "server/watch_session.h"
 
 #include <atomic>

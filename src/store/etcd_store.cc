@@ -1,3 +1,4 @@
+// EtcdStore: the Store contract on an etcd v3 cluster over gRPC: failover, one shared watch.
 #include "store/etcd_store.h"
 
 #include <grpcpp/grpcpp.h>

@@ -1,3 +1,4 @@
+// KnownValues: the newest version of each key a store has seen, so updates can skip a read.
 #include "store/known_values.h"
 
 namespace tenure::store {

@@ -1,3 +1,4 @@
+// Tests of KnownValues: exact-revision lookups, newest wins, deletions, capacity, concurrency.
 #include "store/known_values.h"
 
 #include <gtest/gtest.h>

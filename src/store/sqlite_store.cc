@@ -1,3 +1,4 @@
+// SqliteStore: the Store contract on SQLite with group commit and a write-coalescing WAL VFS.
 #include "store/sqlite_store.h"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+// Tests of SqliteStore: CRUD, group commit, large objects, reopen, failed commits, watches.
 #include "store/sqlite_store.h"
 
 #include <gtest/gtest.h>

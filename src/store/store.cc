@@ -1,3 +1,4 @@
+// Store::WriteSync: a Write that blocks until its callback runs.
 #include "store/store.h"
 
 #include <future>

@@ -1,3 +1,4 @@
+// WatchHub: the watch history and the fan-out to watchers on one dispatcher thread.
 #include "store/watch_hub.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Tests of WatchHub: history replay and bounds, prefixes, Gone, handle lifetimes, many watchers.
 #include "store/watch_hub.h"
 
 #include <gtest/gtest.h>

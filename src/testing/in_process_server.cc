@@ -18,10 +18,15 @@ Result<std::unique_ptr<InProcessServer>> InProcessServer::Start(server::ServerOp
   auto server = server::Server::Start(options);
   if (!server.ok()) return server.status();
   s->server_ = std::move(*server);
+  if (!s->tls_) return s;  // the kubeconfig names an HTTPS server
+  auto cluster = s->Connect();
+  if (!cluster.ok()) return cluster.status();
+  s->cluster_ = std::move(*cluster);
   return s;
 }
 
 InProcessServer::~InProcessServer() {
+  cluster_.reset();  // its watches end before the server goes
   Stop();
   std::filesystem::remove_all(dir_);
 }
@@ -32,22 +37,16 @@ void InProcessServer::Stop() {
   server_->Stop();
 }
 
-const std::string& InProcessServer::token() const { return server_->credentials().token; }
-
-const std::string& InProcessServer::kubeconfig() const {
-  return server_->credentials().kubeconfig_file;
-}
-
 client::Endpoint InProcessServer::endpoint() const {
   client::Endpoint ep;
   ep.port = server_->port();
   ep.tls.enabled = tls_;
-  if (tls_) ep.tls.ca_file = server_->credentials().ca_cert_file;
+  if (tls_) ep.tls.ca_file = credentials().ca_cert_file;
   return ep;
 }
 
 Result<std::shared_ptr<Cluster>> InProcessServer::Connect() const {
-  return Cluster::Connect({.kubeconfig = kubeconfig()});
+  return Cluster::Connect({.kubeconfig = credentials().kubeconfig_file});
 }
 
 }  // namespace tenure::testing

@@ -2,18 +2,17 @@
 // acknowledged through the watch, periodic renewal on a FakeClock, re-creation after a deletion,
 // deletion on Stop, version discovery and the server's authoritative validation.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "api/time.h"
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 #include "tenure/testing/waits.h"
-#include "server/server.h"
 #include "tenure/candidate.h"
 #include "tenure/fake_clock.h"
+#include "testing/in_process_server.h"
 
 namespace tenure {
 namespace {
@@ -29,25 +28,17 @@ constexpr const char* kCandidates =
 class CandidateRegistrarServerTest : public ::testing::Test {
  protected:
   void StartServer(server::ServerOptions options = {}) {
-    char tmpl[] = "/tmp/tenure-candidate-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    options.data_dir = dir_;
-    options.port = 0;
-    auto server = server::Server::Start(options);
+    auto server = testing::InProcessServer::Start(std::move(options));
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(*server);
-    auto cluster = Cluster::Connect({.kubeconfig = server_->credentials().kubeconfig_file});
-    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-    cluster_ = *cluster;
+    cluster_ = server_->cluster();
   }
   void SetUp() override {
     if (!::testing::Test::IsSkipped()) StartServer();
   }
   void TearDown() override {
     cluster_.reset();
-    if (server_) server_->Stop();
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+    server_.reset();
   }
   void Restart(server::ServerOptions options) {
     TearDown();
@@ -70,7 +61,7 @@ class CandidateRegistrarServerTest : public ::testing::Test {
     return r.ok() ? std::move(*r) : nullptr;
   }
   Result<json> Get(const std::string& name = "kcm-1") {
-    return cluster_->client().Call("GET", std::string(kCandidates) + "/" + name, nullptr, 5s);
+    return KubeClientOf(*cluster_).Call("GET", std::string(kCandidates) + "/" + name, nullptr, 5s);
   }
   std::string RenewTime(const std::string& name = "kcm-1") {
     auto got = Get(name);
@@ -82,13 +73,12 @@ class CandidateRegistrarServerTest : public ::testing::Test {
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     json object = *got;
     object["spec"]["pingTime"] = api::FormatMicroTime(at);
-    auto put = cluster_->client().Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
+    auto put = KubeClientOf(*cluster_).Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
     ASSERT_TRUE(put.ok()) << put.status().ToString();
   }
 
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
-  std::string dir_;
-  std::unique_ptr<server::Server> server_;
+  std::unique_ptr<testing::InProcessServer> server_;
   std::shared_ptr<Cluster> cluster_;
 };
 
@@ -159,7 +149,7 @@ TEST_F(CandidateRegistrarServerTest, CreatesTheCandidateAgainWhenItIsDeleted) {
   std::string uid = (*first)["metadata"]["uid"];
   // As the controller's garbage collection of expired candidates does.
   auto deleted =
-      cluster_->client().Call("DELETE", std::string(kCandidates) + "/kcm-1", nullptr, 5s);
+      KubeClientOf(*cluster_).Call("DELETE", std::string(kCandidates) + "/kcm-1", nullptr, 5s);
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
   ASSERT_TRUE(Eventually([&] {
     auto again = Get();
@@ -198,7 +188,7 @@ TEST_F(CandidateRegistrarServerTest, ACandidateLeftByAnEarlierProcessIsRenewedOr
                     {"emulationVersion", emulation},
                     {"strategy", "OldestEmulationVersion"},
                     {"renewTime", "2025-06-01T00:00:00.000000Z"}}}};
-    auto created = cluster_->client().Call("POST", kCandidates, &stale, 5s);
+    auto created = KubeClientOf(*cluster_).Call("POST", kCandidates, &stale, 5s);
     EXPECT_TRUE(created.ok()) << created.status().ToString();
     return created.ok() ? (*created)["metadata"]["uid"].get<std::string>() : "";
   };
@@ -243,7 +233,7 @@ TEST_F(CandidateRegistrarServerTest, FallsBackToV1alpha2AndExplainsWhenNoVersion
   auto registrar = Register(Options());
   ASSERT_TRUE(registrar);
   EXPECT_EQ(registrar->api_version(), "coordination.k8s.io/v1alpha2");
-  auto got = cluster_->client().Call(
+  auto got = KubeClientOf(*cluster_).Call(
       "GET", "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates/kcm-1", nullptr,
       5s);
   ASSERT_TRUE(got.ok()) << got.status().ToString();

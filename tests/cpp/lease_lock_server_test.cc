@@ -1,20 +1,19 @@
 // The library against a real tenure server (in-process, HTTPS, its own kubeconfig): Lease lock
 // semantics, watch-driven handover, shared connections and watches, events.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "api/time.h"
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 #include "tenure/testing/waits.h"
-#include "server/server.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
+#include "testing/in_process_server.h"
 
 namespace tenure {
 namespace {
@@ -26,22 +25,12 @@ using testing::Eventually;
 class LibraryServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tenure-library-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server::ServerOptions options;
-    options.data_dir = dir_;
-    options.port = 0;
-    auto server = server::Server::Start(options);
+    auto server = testing::InProcessServer::Start();
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(*server);
   }
-  void TearDown() override {
-    server_->Stop();
-    std::filesystem::remove_all(dir_);
-  }
   std::shared_ptr<Cluster> Connect() {
-    auto cluster = Cluster::Connect({.kubeconfig = server_->credentials().kubeconfig_file});
+    auto cluster = server_->Connect();
     EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
     return *cluster;
   }
@@ -86,8 +75,7 @@ class LibraryServerTest : public ::testing::Test {
     return c;
   }
 
-  std::string dir_;
-  std::unique_ptr<server::Server> server_;
+  std::unique_ptr<testing::InProcessServer> server_;
 };
 
 TEST_F(LibraryServerTest, ThreeCandidatesElectOneAndAGracefulReleaseHandsOverAtOnce) {
@@ -194,7 +182,7 @@ TEST_F(LibraryServerTest, LeadershipEventsAreRecordedOnTheLease) {
   ASSERT_TRUE(Eventually([&] { return a->started.load() == 1; }));
   a->handle->Stop();
   ASSERT_TRUE(Eventually([&] {
-    auto events = cluster->client().Call("GET", "/api/v1/namespaces/default/events", nullptr, 5s);
+    auto events = KubeClientOf(*cluster).Call("GET", "/api/v1/namespaces/default/events", nullptr, 5s);
     if (!events.ok()) return false;
     bool became = false, stopped = false;
     for (const auto& e : (*events)["items"]) {

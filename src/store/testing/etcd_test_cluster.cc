@@ -1,3 +1,4 @@
+// EtcdTestCluster: real etcd members on loopback ports for tests; TSan suppressions for gRPC.
 #include "store/testing/etcd_test_cluster.h"
 
 #include <arpa/inet.h>
