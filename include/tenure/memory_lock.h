@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,7 +23,8 @@ class MemoryLockStore : public std::enable_shared_from_this<MemoryLockStore> {
   std::optional<ObservedRecord> current() const;
   // Every call fails with `status` until SetFailure(Status::Ok()).
   void SetFailure(Status status);
-  // Calls block (for real) until SetHung(false); then they fail with Unavailable.
+  // Calls block (for real) until SetHung(false), then fail with Unavailable, or until their
+  // timeout passes, then fail with Timeout.
   void SetHung(bool hung);
   // Calls currently blocked by SetHung(true).
   int hung_calls() const;
@@ -41,7 +43,7 @@ class MemoryLockStore : public std::enable_shared_from_this<MemoryLockStore> {
     bool alive = true;
     std::function<void(const ObservedRecord&)> fn;
   };
-  Status Enter();  // fault injection shared by every call
+  Status Enter(Lock::Timeout timeout);  // fault injection shared by every call
   ObservedRecord WriteLocked(const LeaderElectionRecord& record);
   void Notify(const ObservedRecord& record);
 
@@ -56,6 +58,11 @@ class MemoryLockStore : public std::enable_shared_from_this<MemoryLockStore> {
   int reads_ = 0;
   int next_watcher_ = 0;
   std::vector<std::shared_ptr<Watcher>> watchers_;
+  // Watch delivery in version order (Notify).
+  std::mutex delivery_mu_;
+  std::map<int64_t, ObservedRecord> undelivered_;
+  int64_t next_delivery_ = 1;
+  bool delivering_ = false;
 };
 
 class MemoryLock final : public Lock {

@@ -11,6 +11,7 @@
 #include "cli/holder_timeline.h"
 #include "cli/inspect_commands.h"
 #include "client/kube_client.h"
+#include "election/cluster_access.h"
 
 namespace tenure::cli {
 
@@ -68,7 +69,7 @@ int RunWatch(const LeaseRefFlags& flags) {
   std::cerr << "Watching lease " << ns << "/" << name << " on " << api->server()
             << " (Ctrl-C to stop)" << std::endl;
 
-  auto subscription = api->cluster()->client().WatchObject(
+  auto subscription = KubeClientOf(*api->cluster()).WatchObject(
       LeaseApi::LeasesPath(ns), name, [&printer](const std::string& type, const json& object) {
         if (type == "DELETED") {
           printer.Observe(std::nullopt);

@@ -46,12 +46,16 @@ int MemoryLockStore::reads() const {
   return reads_;
 }
 
-Status MemoryLockStore::Enter() {
+Status MemoryLockStore::Enter(Lock::Timeout timeout) {
   std::unique_lock lock(mu_);
   if (hung_) {
     ++hung_calls_;
-    hung_cv_.wait(lock, [&] { return !hung_; });
+    // A far timeout must not overflow the deadline: a year is forever here.
+    auto wait = std::min<Lock::Timeout>(timeout, std::chrono::hours(24 * 365));
+    bool released =
+        hung_cv_.wait_until(lock, std::chrono::steady_clock::now() + wait, [&] { return !hung_; });
     --hung_calls_;
+    if (!released) return Status::Timeout("memory lock: the simulated server did not answer");
     return Status::Unavailable("memory lock: the simulated server hung");
   }
   return failure_;
@@ -64,15 +68,29 @@ ObservedRecord MemoryLockStore::WriteLocked(const LeaderElectionRecord& record) 
 }
 
 void MemoryLockStore::Notify(const ObservedRecord& record) {
-  std::vector<std::shared_ptr<Watcher>> watchers;
-  {
-    std::lock_guard lock(mu_);
-    watchers = watchers_;
+  // Writers reach here in any order once the store's mutex is released; versions are handed out
+  // one by one, so each is delivered after the one before it, by whichever writer is delivering.
+  std::unique_lock delivery(delivery_mu_);
+  undelivered_.emplace(record.version, record);
+  if (delivering_) return;
+  delivering_ = true;
+  while (!undelivered_.empty() && undelivered_.begin()->first == next_delivery_) {
+    ObservedRecord next = std::move(undelivered_.begin()->second);
+    undelivered_.erase(undelivered_.begin());
+    ++next_delivery_;
+    delivery.unlock();
+    std::vector<std::shared_ptr<Watcher>> watchers;
+    {
+      std::lock_guard lock(mu_);
+      watchers = watchers_;
+    }
+    for (const auto& w : watchers) {
+      std::lock_guard lock(w->mu);
+      if (w->alive) w->fn(next);
+    }
+    delivery.lock();
   }
-  for (const auto& w : watchers) {
-    std::lock_guard lock(w->mu);
-    if (w->alive) w->fn(record);
-  }
+  delivering_ = false;
 }
 
 void MemoryLockStore::Put(const LeaderElectionRecord& record) {
@@ -88,8 +106,8 @@ MemoryLock::MemoryLock(std::shared_ptr<MemoryLockStore> store, std::string ident
                        bool supports_watch)
     : store_(std::move(store)), identity_(std::move(identity)), supports_watch_(supports_watch) {}
 
-Result<ObservedRecord> MemoryLock::Get(Timeout) {
-  if (Status s = store_->Enter(); !s.ok()) return s;
+Result<ObservedRecord> MemoryLock::Get(Timeout timeout) {
+  if (Status s = store_->Enter(timeout); !s.ok()) return s;
   std::optional<ObservedRecord> record;
   {
     std::lock_guard lock(store_->mu_);
@@ -102,8 +120,8 @@ Result<ObservedRecord> MemoryLock::Get(Timeout) {
   return *record;
 }
 
-Result<ObservedRecord> MemoryLock::Create(const LeaderElectionRecord& record, Timeout) {
-  if (Status s = store_->Enter(); !s.ok()) return s;
+Result<ObservedRecord> MemoryLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
+  if (Status s = store_->Enter(timeout); !s.ok()) return s;
   ObservedRecord written;
   {
     std::lock_guard lock(store_->mu_);
@@ -118,8 +136,8 @@ Result<ObservedRecord> MemoryLock::Create(const LeaderElectionRecord& record, Ti
   return written;
 }
 
-Result<ObservedRecord> MemoryLock::Update(const LeaderElectionRecord& record, Timeout) {
-  if (Status s = store_->Enter(); !s.ok()) return s;
+Result<ObservedRecord> MemoryLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
+  if (Status s = store_->Enter(timeout); !s.ok()) return s;
   int64_t expected;
   {
     std::lock_guard lock(mu_);
