@@ -44,10 +44,11 @@ PodRef FindOwnPod(const Cluster& cluster) {
 }
 
 Result<bool> PodIsReady(Cluster& cluster, const PodRef& pod) {
-  auto object = KubeClientOf(cluster).Call("GET",
-                                      "/api/v1/namespaces/" + api::PercentEncode(pod.namespace_) +
-                                          "/pods/" + api::PercentEncode(pod.name),
-                                      nullptr, kTimeout);
+  auto object =
+      KubeClientOf(cluster).Call("GET",
+                                 "/api/v1/namespaces/" + api::PercentEncode(pod.namespace_) +
+                                     "/pods/" + api::PercentEncode(pod.name),
+                                 nullptr, kTimeout);
   if (!object.ok()) return object.status();
   const auto& status = object->value("status", nlohmann::json::object());
   for (const auto& condition : status.value("conditions", nlohmann::json::array())) {

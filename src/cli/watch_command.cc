@@ -69,15 +69,16 @@ int RunWatch(const LeaseRefFlags& flags) {
   std::cerr << "Watching lease " << ns << "/" << name << " on " << api->server()
             << " (Ctrl-C to stop)" << std::endl;
 
-  auto subscription = KubeClientOf(*api->cluster()).WatchObject(
-      LeaseApi::LeasesPath(ns), name, [&printer](const std::string& type, const json& object) {
-        if (type == "DELETED") {
-          printer.Observe(std::nullopt);
-          return;
-        }
-        auto lease = api::LeaseFromJson(object);
-        if (lease.ok()) printer.Observe(*lease);
-      });
+  auto subscription = KubeClientOf(*api->cluster())
+                          .WatchObject(LeaseApi::LeasesPath(ns), name,
+                                       [&printer](const std::string& type, const json& object) {
+                                         if (type == "DELETED") {
+                                           printer.Observe(std::nullopt);
+                                           return;
+                                         }
+                                         auto lease = api::LeaseFromJson(object);
+                                         if (lease.ok()) printer.Observe(*lease);
+                                       });
   bool was_active = false, lost = false;
   while (true) {
     timespec poll{0, 500'000'000};

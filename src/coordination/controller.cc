@@ -45,7 +45,8 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::shared_ptr<Cluster> c
   if (!options.clock) options.clock = Clock::Real();
   if (options.identity.empty()) options.identity = UniqueIdentity();
   if (!options.log) options.log = LogToStderr;
-  auto version = client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), std::chrono::seconds(10));
+  auto version =
+      client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), std::chrono::seconds(10));
   if (!version.ok()) return version.status();
 
   auto state = std::make_unique<State>();

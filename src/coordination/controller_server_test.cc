@@ -517,7 +517,8 @@ TEST(ControllerVersionTest, UsesV1alpha2WhenV1beta1IsNotServed) {
                         5s)
                   .ok());
   EXPECT_TRUE(Eventually([&] {
-    auto lease = KubeClientOf(*server.cluster()).Call("GET", std::string(kLeases) + "/lease", nullptr, 5s);
+    auto lease =
+        KubeClientOf(*server.cluster()).Call("GET", std::string(kLeases) + "/lease", nullptr, 5s);
     return lease.ok() && (*lease)["spec"].value("holderIdentity", "") == "a";
   }));
   (*controller)->Stop();
@@ -532,7 +533,8 @@ TEST(ControllerGateTest, WithTheGateOffThereIsNoApiAndNoController) {
   auto controller = Controller::Start(server.cluster(), {});
   EXPECT_FALSE(controller.ok());
   EXPECT_TRUE(controller.status().IsNotFound()) << controller.status().ToString();
-  EXPECT_TRUE(KubeClientOf(*server.cluster()).Call("GET", kCandidates, nullptr, 5s).status().IsNotFound());
+  EXPECT_TRUE(
+      KubeClientOf(*server.cluster()).Call("GET", kCandidates, nullptr, 5s).status().IsNotFound());
 }
 
 }  // namespace

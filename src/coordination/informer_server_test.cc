@@ -15,8 +15,8 @@ namespace tenure::client {
 namespace {
 
 using namespace std::chrono_literals;
-using tenure::testing::Eventually;
 using nlohmann::json;
+using tenure::testing::Eventually;
 
 class InformerServerTest : public ::testing::Test {
  protected:

@@ -216,7 +216,8 @@ struct CandidateRegistrar::State {
 
   // Picks the served version by discovery: v1beta1, else v1alpha2.
   Status Discover() {
-    auto version = client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), options.request_timeout);
+    auto version =
+        client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), options.request_timeout);
     if (!version.ok()) return version.status();
     api_version = "coordination.k8s.io/" + *version;
     collection = std::string(kGroupPath) + *version + "/namespaces/" +
@@ -324,9 +325,11 @@ Result<std::unique_ptr<CandidateRegistrar>> CandidateRegistrar::Start(
   // Watch first, register second: a deletion right after the registration must not fall between
   // the creation and the watch's initial list (the list would not know the object, so no
   // DELETED would follow).
-  auto subscription = KubeClientOf(*st->cluster).WatchObject(
-      st->collection, st->options.identity,
-      [st](const std::string& type, const json& object) { st->OnWatched(type, object); });
+  auto subscription = KubeClientOf(*st->cluster)
+                          .WatchObject(st->collection, st->options.identity,
+                                       [st](const std::string& type, const json& object) {
+                                         st->OnWatched(type, object);
+                                       });
   st->WaitUntilActive(*subscription);
   {
     std::lock_guard lock(st->mu);

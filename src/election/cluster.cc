@@ -24,9 +24,7 @@ Result<std::shared_ptr<Cluster>> Cluster::Connect(const ClusterOptions& options)
   return ClusterAccess::Wrap(std::move(*kube));
 }
 
-std::string Cluster::default_namespace() const {
-  return connection_->client->config().namespace_;
-}
+std::string Cluster::default_namespace() const { return connection_->client->config().namespace_; }
 
 uint64_t Cluster::requests() const { return connection_->client->requests(); }
 

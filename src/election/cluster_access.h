@@ -14,9 +14,7 @@ struct Cluster::Connection {
 };
 
 struct ClusterAccess {
-  static client::KubeClient& Client(const Cluster& cluster) {
-    return *cluster.connection_->client;
-  }
+  static client::KubeClient& Client(const Cluster& cluster) { return *cluster.connection_->client; }
   static std::shared_ptr<client::KubeClient> SharedClient(const Cluster& cluster) {
     return cluster.connection_->client;
   }

@@ -6,11 +6,11 @@
 #include <mutex>
 #include <thread>
 
-#include "tenure/testing/election_recorder.h"
-#include "tenure/testing/waits.h"
 #include "tenure/elector.h"
 #include "tenure/fake_clock.h"
 #include "tenure/memory_lock.h"
+#include "tenure/testing/election_recorder.h"
+#include "tenure/testing/waits.h"
 
 namespace tenure {
 namespace {

@@ -210,8 +210,8 @@ struct Elector::State {
     Clock::WallTime wall_sent = clock().wall_now();
     // Fast path: the leader updates with its cached version, no GET.
     if (std::optional<ObservedRecord> cached = CachedForRenewal(sent)) {
-      auto written = lock().Update(election::AcquireOrRenewRecord(&cached->record, rules, wall_sent),
-                                   budget.left());
+      auto written = lock().Update(
+          election::AcquireOrRenewRecord(&cached->record, rules, wall_sent), budget.left());
       if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }

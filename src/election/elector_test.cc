@@ -9,12 +9,12 @@
 #include <thread>
 
 #include "election/jitter.h"
-#include "tenure/testing/election_recorder.h"
-#include "tenure/testing/waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/health.h"
 #include "tenure/memory_lock.h"
 #include "tenure/metrics.h"
+#include "tenure/testing/election_recorder.h"
+#include "tenure/testing/waits.h"
 
 namespace tenure {
 namespace {

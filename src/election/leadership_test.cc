@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "tenure/testing/waits.h"
 #include "tenure/fake_clock.h"
 #include "tenure/memory_lock.h"
+#include "tenure/testing/waits.h"
 
 namespace tenure {
 namespace {

@@ -9,9 +9,9 @@
 #include "api/time.h"
 #include "client/kube_client.h"
 #include "election/cluster_access.h"
-#include "tenure/testing/waits.h"
 #include "tenure/candidate.h"
 #include "tenure/fake_clock.h"
+#include "tenure/testing/waits.h"
 #include "testing/in_process_server.h"
 
 namespace tenure {
@@ -73,7 +73,8 @@ class CandidateRegistrarServerTest : public ::testing::Test {
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     json object = *got;
     object["spec"]["pingTime"] = api::FormatMicroTime(at);
-    auto put = KubeClientOf(*cluster_).Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
+    auto put =
+        KubeClientOf(*cluster_).Call("PUT", std::string(kCandidates) + "/" + name, &object, 5s);
     ASSERT_TRUE(put.ok()) << put.status().ToString();
   }
 

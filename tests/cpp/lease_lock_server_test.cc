@@ -10,9 +10,9 @@
 #include "api/time.h"
 #include "client/kube_client.h"
 #include "election/cluster_access.h"
-#include "tenure/testing/waits.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
+#include "tenure/testing/waits.h"
 #include "testing/in_process_server.h"
 
 namespace tenure {
@@ -182,7 +182,8 @@ TEST_F(LibraryServerTest, LeadershipEventsAreRecordedOnTheLease) {
   ASSERT_TRUE(Eventually([&] { return a->started.load() == 1; }));
   a->handle->Stop();
   ASSERT_TRUE(Eventually([&] {
-    auto events = KubeClientOf(*cluster).Call("GET", "/api/v1/namespaces/default/events", nullptr, 5s);
+    auto events =
+        KubeClientOf(*cluster).Call("GET", "/api/v1/namespaces/default/events", nullptr, 5s);
     if (!events.ok()) return false;
     bool became = false, stopped = false;
     for (const auto& e : (*events)["items"]) {

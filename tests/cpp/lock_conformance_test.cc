@@ -558,7 +558,8 @@ TEST_P(LockConformanceTest, CallsReturnWithinTheirTimeoutWhenTheServerHangs) {
   SilentPort silent;
   ASSERT_TRUE(silent.ok()) << "cannot listen on a loopback port";
   ClusterOptions options;
-  options.kubeconfig = server_->credentials().kubeconfig_file;  // its CA and token, with the silent port as server
+  options.kubeconfig =
+      server_->credentials().kubeconfig_file;  // its CA and token, with the silent port as server
   options.servers = {std::string(server_->endpoint().tls.enabled ? "https" : "http") +
                      "://127.0.0.1:" + std::to_string(silent.port())};
   auto cluster = Cluster::Connect(options);
