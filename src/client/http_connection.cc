@@ -30,6 +30,8 @@ Status TransportError(const Endpoint& ep, const std::string& what, const beast::
 }  // namespace
 
 struct HttpConnection::Impl {
+  using Deadline = std::chrono::steady_clock::time_point;
+
   Endpoint endpoint;
   std::atomic<bool> interrupted{false};
   bool sent = false;  // the last request wrote (part of) itself
@@ -96,9 +98,12 @@ struct HttpConnection::Impl {
     return Status::Ok();
   }
 
-  Status Connect(std::chrono::milliseconds timeout) {
+  // Connects (and handshakes) by `deadline`, or sooner by connect_timeout when one is set.
+  Status Connect(Deadline deadline) {
     Close();
-    if (connect_timeout.count() > 0) timeout = std::min(timeout, connect_timeout);
+    if (connect_timeout.count() > 0) {
+      deadline = std::min(deadline, std::chrono::steady_clock::now() + connect_timeout);
+    }
     beast::error_code ec;
     tcp::resolver resolver(io);
     auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
@@ -111,7 +116,7 @@ struct HttpConnection::Impl {
     } else {
       plain.emplace(io);
     }
-    lowest().expires_after(timeout);
+    lowest().expires_at(deadline);
     lowest().async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
     Run();
     if (ec) {
@@ -128,7 +133,7 @@ struct HttpConnection::Impl {
       if (!endpoint.tls.insecure_skip_verify) {
         secure->set_verify_callback(net::ssl::host_name_verification(name));
       }
-      lowest().expires_after(timeout);
+      lowest().expires_at(deadline);
       secure->async_handshake(net::ssl::stream_base::client, [&](beast::error_code e) { ec = e; });
       Run();
       if (ec) {
@@ -140,9 +145,9 @@ struct HttpConnection::Impl {
   }
 
   template <typename Message>
-  beast::error_code Write(Message& message, std::chrono::milliseconds timeout) {
+  beast::error_code Write(Message& message, Deadline deadline) {
     beast::error_code ec;
-    lowest().expires_after(timeout);
+    lowest().expires_at(deadline);
     if (secure) {
       http::async_write(*secure, message, [&](beast::error_code e, size_t) { ec = e; });
     } else {
@@ -153,9 +158,9 @@ struct HttpConnection::Impl {
   }
 
   template <typename Parser>
-  beast::error_code Read(Parser& parser, std::chrono::milliseconds timeout, bool header_only) {
+  beast::error_code Read(Parser& parser, Deadline deadline, bool header_only) {
     beast::error_code ec;
-    lowest().expires_after(timeout);
+    lowest().expires_at(deadline);
     auto done = [&](beast::error_code e, size_t) { ec = e; };
     if (secure) {
       if (header_only)
@@ -239,19 +244,22 @@ Result<HttpReply> HttpConnection::Request(
   im.sent = false;
   if (im.interrupted) return Interrupted();
   if (im.stream_parser) im.Close();  // a finished or abandoned stream cannot carry requests
+  // One deadline for the whole call: every step (connect, handshake, write, read, the retry)
+  // gets what is left of it.
+  const Impl::Deadline deadline = std::chrono::steady_clock::now() + timeout;
   // A kept-alive connection may have been closed by the server meanwhile: retry once on a
   // fresh connection when the old one fails before any reply byte.
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool reused = im.connected();
     if (!reused) {
-      if (Status s = im.Connect(timeout); !s.ok()) return s;
+      if (Status s = im.Connect(deadline); !s.ok()) return s;
     }
     auto req = im.MakeRequest(method, target, headers, body);
     im.sent = true;
-    beast::error_code ec = im.Write(req, timeout);
+    beast::error_code ec = im.Write(req, deadline);
     http::response_parser<http::string_body> parser;
     parser.body_limit(256 * 1024 * 1024);
-    if (!ec) ec = im.Read(parser, timeout, false);
+    if (!ec) ec = im.Read(parser, deadline, false);
     if (ec) {
       im.Close();
       if (reused && ec != beast::error::timeout) continue;
@@ -273,10 +281,11 @@ Result<HttpReply> HttpConnection::StartStream(
   im.sent = false;
   if (im.interrupted) return Interrupted();
   im.Close();
-  if (Status s = im.Connect(timeout); !s.ok()) return s;
+  const Impl::Deadline deadline = std::chrono::steady_clock::now() + timeout;
+  if (Status s = im.Connect(deadline); !s.ok()) return s;
   auto req = im.MakeRequest("GET", target, headers, "");
   im.sent = true;
-  beast::error_code ec = im.Write(req, timeout);
+  beast::error_code ec = im.Write(req, deadline);
   if (ec) {
     im.Close();
     return TransportError(im.endpoint, "request to", ec);
@@ -284,7 +293,7 @@ Result<HttpReply> HttpConnection::StartStream(
   im.stream_parser.emplace();
   im.stream_parser->body_limit(boost::none);
   im.stream_parser->on_chunk_body(im.on_chunk);
-  ec = im.Read(*im.stream_parser, timeout, true);
+  ec = im.Read(*im.stream_parser, deadline, true);
   if (ec) {
     im.Close();
     return TransportError(im.endpoint, "request to", ec);
@@ -293,7 +302,7 @@ Result<HttpReply> HttpConnection::StartStream(
   reply.status = static_cast<int>(im.stream_parser->get().result_int());
   if (!im.stream_parser->chunked()) {
     // Not a stream (an error Status, say): read the whole body.
-    ec = im.Read(*im.stream_parser, timeout, false);
+    ec = im.Read(*im.stream_parser, deadline, false);
     reply.body = im.stream_parser->get().body();
     im.Close();
     if (ec) return TransportError(im.endpoint, "reading from", ec);

@@ -51,15 +51,19 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
 }
 
 namespace {
+// The subscription's callback reads records through the lock, so the handle keeps the lock (and
+// the Cluster) alive until the subscription has ended: a watch may outlive the caller's lock.
 class SubscriptionWatch final : public LockWatch {
  public:
-  SubscriptionWatch(std::shared_ptr<Cluster> cluster, std::unique_ptr<client::Subscription> s)
-      : cluster_(std::move(cluster)), subscription_(std::move(s)) {}
+  SubscriptionWatch(std::shared_ptr<const KubeObjectLock> lock, std::shared_ptr<Cluster> cluster,
+                    std::unique_ptr<client::Subscription> s)
+      : lock_(std::move(lock)), cluster_(std::move(cluster)), subscription_(std::move(s)) {}
   ~SubscriptionWatch() override { subscription_.reset(); }
   bool active() const override { return subscription_->active(); }
 
  private:
-  std::shared_ptr<Cluster> cluster_;  // outlives the subscription
+  std::shared_ptr<const KubeObjectLock> lock_;
+  std::shared_ptr<Cluster> cluster_;
   std::unique_ptr<client::Subscription> subscription_;
 };
 }  // namespace
@@ -79,7 +83,7 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
         auto record = ReadRecord(object);
         if (record.ok()) on_change(*record);
       });
-  return std::make_unique<SubscriptionWatch>(cluster_, std::move(subscription));
+  return std::make_unique<SubscriptionWatch>(shared_from_this(), cluster_, std::move(subscription));
 }
 
 void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view message) {

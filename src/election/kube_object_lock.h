@@ -2,6 +2,8 @@
 // object; the lock keeps the object it last read or wrote and updates it with its
 // resourceVersion (optimistic concurrency). Subclasses only say where the record sits in the
 // object. Events go out on a background thread so a slow server never blocks the elector.
+// Made only by NewLeaseLock / NewConfigMapLock (owned by a shared_ptr: a watch handle keeps its
+// lock alive).
 #pragma once
 
 #include <memory>
@@ -15,7 +17,7 @@
 
 namespace tenure {
 
-class KubeObjectLock : public Lock {
+class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObjectLock> {
  public:
   KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);
   ~KubeObjectLock() override;

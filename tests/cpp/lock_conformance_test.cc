@@ -483,6 +483,22 @@ TEST_P(LockConformanceTest, WatchSeesAnotherLocksWriteUntilItsHandleIsDestroyed)
   EXPECT_FALSE(first.Find(marker->version).has_value());
 }
 
+TEST_P(LockConformanceTest, AWatchOutlivesTheLockItCameFrom) {
+  ASSERT_TRUE(Ok(a().Create(Record("a", 0), kCallTimeout)));
+  auto own = NewLock("d");
+  ASSERT_TRUE(Ok(own));
+  std::shared_ptr<Lock> watched = std::move(*own);
+  Deliveries seen;
+  auto watch = watched->Watch(seen.Callback());
+  ASSERT_NE(watch, nullptr);
+  watched.reset();  // the caller's lock is gone; its watch handle is not
+  auto written = ReadThenUpdate(b(), Record("b", 1, 1s));
+  ASSERT_TRUE(Ok(written));
+  ASSERT_TRUE(Eventually([&] { return seen.Find(written->version).has_value(); }))
+      << "the watch never delivered version " << written->version;
+  ExpectSameRecord(seen.Find(written->version)->record, written->record, "the delivered record");
+}
+
 TEST_P(LockConformanceTest, WatchDeliversEveryLaterWriteInOrder) {
   ASSERT_TRUE(Ok(a().Create(Record("a", 0), kCallTimeout)));
   Deliveries seen;
