@@ -1,0 +1,147 @@
+// EtcdStore's watch feed: one etcd watch on the whole prefix feeding the WatchHub, resumed after
+// the last published revision on any live member, with progress requests and a silence limit.
+#include <pthread.h>
+
+#include <cstdio>
+
+#include "store/etcd_store_impl.h"
+
+namespace tenure::store {
+namespace {
+
+using WatchStream = grpc::ClientReaderWriter<pb::WatchRequest, pb::WatchResponse>;
+
+// Keeps one watch stream honest while it is read: after a quiet spell of a quarter of `limit`
+// it asks etcd for a progress report, and it cancels the stream once nothing at all arrived for
+// `limit`. Writes race only with the reader's Read, which gRPC allows; the owner cancels the
+// context before destroying it, so a Write in progress returns.
+class SilenceWatchdog {
+ public:
+  SilenceWatchdog(WatchStream& stream, grpc::ClientContext& context,
+                  std::chrono::milliseconds limit)
+      : stream_(stream), context_(context), limit_(limit), heard_(Now()) {
+    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+  }
+  ~SilenceWatchdog() {
+    thread_.request_stop();
+    cv_.notify_all();
+  }
+  void Heard() { heard_.store(Now(), std::memory_order_relaxed); }
+  bool fired() const { return fired_.load(); }
+
+ private:
+  static int64_t Now() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+  void Run(std::stop_token stop) {
+    const auto ask_after = std::chrono::nanoseconds(limit_) / 4;
+    int64_t asked = 0;  // the silence (heard_) a progress request was already sent for
+    std::mutex mu;
+    std::unique_lock lock(mu);
+    while (!stop.stop_requested()) {
+      cv_.wait_for(lock, stop, ask_after / 2, [] { return false; });
+      if (stop.stop_requested()) return;
+      int64_t heard = heard_.load(std::memory_order_relaxed);
+      auto quiet = std::chrono::nanoseconds(Now() - heard);
+      if (quiet >= limit_) {
+        fired_ = true;
+        context_.TryCancel();
+        return;
+      }
+      if (quiet >= ask_after && asked != heard) {
+        asked = heard;
+        pb::WatchRequest progress;
+        progress.mutable_progress_request();
+        if (!stream_.Write(progress)) return;  // the stream ended: the reader sees it too
+      }
+    }
+  }
+
+  WatchStream& stream_;
+  grpc::ClientContext& context_;
+  const std::chrono::milliseconds limit_;
+  std::atomic<int64_t> heard_;
+  std::atomic<bool> fired_{false};
+  std::condition_variable_any cv_;
+  std::jthread thread_;  // last: stopped and joined before the members it uses go
+};
+
+}  // namespace
+
+// Feeds the hub from one etcd watch on the whole prefix, reconnecting after failures and
+// resuming after the last published revision.
+void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
+  pthread_setname_np(pthread_self(), "etcd-watch");
+  auto range = EtcdRange(kStoreRoot);
+  int64_t next = start_revision + 1;
+  while (!IsStopping()) {
+    int idx = WaitForReady(SysClock::now() + std::chrono::seconds(1));
+    if (idx < 0) continue;
+    auto context = std::make_shared<grpc::ClientContext>();
+    // etcd cancels the watch when its member loses the leader (a partitioned member would
+    // otherwise keep the stream open and silent).
+    RequireLeader(*context);
+    {
+      std::lock_guard lock(mu);
+      if (stopping) break;
+      watch_context = context;
+    }
+    watch_endpoint.store(idx);
+    auto stream = endpoints[idx].watch->Watch(context.get());
+    pb::WatchRequest request;
+    pb::WatchCreateRequest* create = request.mutable_create_request();
+    create->set_key(range->first);
+    create->set_range_end(range->second);
+    create->set_start_revision(next);
+    create->set_prev_kv(true);
+    create->set_progress_notify(true);
+    pb::WatchResponse response;
+    bool silent = false;
+    if (stream->Write(request)) {
+      SilenceWatchdog watchdog(*stream, *context, options.watch_silence_limit);
+      while (stream->Read(&response)) {
+        watchdog.Heard();
+        SawRevision(response.header().revision());
+        if (response.canceled()) {
+          if (response.compact_revision() > 0) {
+            std::fprintf(stderr,
+                         "tenure etcd store: watch resume at revision %lld failed, etcd "
+                         "compacted to %lld: watchers miss the events in between\n",
+                         static_cast<long long>(next),
+                         static_cast<long long>(response.compact_revision()));
+            next = response.compact_revision();
+          }
+          break;
+        }
+        if (response.events_size() == 0) continue;
+        std::vector<Event> events;
+        events.reserve(static_cast<size_t>(response.events_size()));
+        for (const mvccpb::Event& e : response.events()) {
+          events.push_back(ToEvent(e));
+          Remember(events.back().kv, events.back().type == Event::Type::kDeleted);
+        }
+        next = events.back().kv.mod_revision + 1;
+        hub->Publish(std::move(events));
+      }
+      silent = watchdog.fired();
+      context->TryCancel();
+    }
+    context->TryCancel();
+    (void)stream->Finish();
+    if (silent && !IsStopping()) {
+      std::fprintf(stderr,
+                   "tenure etcd store: the watch on %s delivered nothing for %lld ms (no event, "
+                   "no progress report): resuming it on another member\n",
+                   endpoints[idx].url.c_str(),
+                   static_cast<long long>(options.watch_silence_limit.count()));
+      MarkSuspect(static_cast<size_t>(idx));
+    }
+    {
+      std::unique_lock lock(mu);
+      watch_context.reset();
+      if (stopping) break;
+      MoveAwayFrom(static_cast<size_t>(idx));
+      cv.wait_for(lock, kReconnectPause, [&] { return stopping; });
+    }
+  }
+}
+
+}  // namespace tenure::store
