@@ -42,10 +42,10 @@
 #include "client/kube_client.h"
 #include "coordination/controller.h"
 #include "election/cluster_access.h"
-#include "server/server.h"
 #include "tenure/candidate.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
+#include "testing/in_process_server.h"
 
 extern char** environ;
 
@@ -395,19 +395,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  char tmpl[] = "/tmp/tenure-coordination-bench-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return 1;
-  std::string dir = tmpl;
-  tenure::server::ServerOptions server_options;
-  server_options.data_dir = dir;
-  server_options.port = 0;
-  auto server = tenure::server::Server::Start(server_options);
+  auto server = tenure::testing::InProcessServer::Start();
   if (!server.ok()) {
     std::fprintf(stderr, "server: %s\n", server.status().ToString().c_str());
     return 1;
   }
   bench.kubeconfig = (*server)->credentials().kubeconfig_file;
-  auto cluster = tenure::Cluster::Connect({.kubeconfig = bench.kubeconfig});
+  auto cluster = (*server)->Connect();
   if (!cluster.ok()) {
     std::fprintf(stderr, "connect: %s\n", cluster.status().ToString().c_str());
     return 1;
@@ -429,7 +423,5 @@ int main(int argc, char** argv) {
                        as_ns(short_election)});
   }
   bench.cluster.reset();
-  (*server)->Stop();
-  std::filesystem::remove_all(dir);
   return 0;
 }
