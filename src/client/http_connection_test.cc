@@ -1,9 +1,7 @@
 // Tests of HttpConnection's timeout: one deadline for a whole request, whatever steps it takes.
 #include "client/http_connection.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +9,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "client/test_loopback_listener.h"
 
 namespace tenure::client {
 namespace {
@@ -23,18 +23,10 @@ using namespace std::chrono_literals;
 class SlowServer {
  public:
   explicit SlowServer(std::chrono::milliseconds hang_up_after) : hang_up_after_(hang_up_after) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(listen(fd_, 16), 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    EXPECT_TRUE(listener_.ok());
     accepter_ = std::jthread([this] {
       for (int index = 0;; ++index) {
-        int c = accept(fd_, nullptr, nullptr);
+        int c = accept(listener_.fd(), nullptr, nullptr);
         if (c < 0) return;
         connections_.push_back(c);
         handlers_.emplace_back([this, c, index] { Handle(c, index); });
@@ -42,14 +34,13 @@ class SlowServer {
     });
   }
   ~SlowServer() {
-    shutdown(fd_, SHUT_RDWR);
+    listener_.Shutdown();
     accepter_.join();
     for (int c : connections_) shutdown(c, SHUT_RDWR);
     handlers_.clear();
     for (int c : connections_) close(c);
-    close(fd_);
   }
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return listener_.port(); }
 
  private:
   static bool ReadRequest(int c) {
@@ -74,8 +65,7 @@ class SlowServer {
   }
 
   std::chrono::milliseconds hang_up_after_;
-  int fd_ = -1;
-  uint16_t port_ = 0;
+  LoopbackListener listener_;
   std::vector<int> connections_;
   std::vector<std::jthread> handlers_;
   std::jthread accepter_;

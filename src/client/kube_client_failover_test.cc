@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/kube_client.h"
+#include "client/test_loopback_listener.h"
 
 namespace tenure::client {
 namespace {
@@ -28,28 +29,19 @@ class StandIn {
  public:
   explicit StandIn(bool hang_up) : StandIn(hang_up ? Reply::kHangUp : Reply::kAnswer) {}
   explicit StandIn(Reply reply) : reply_(reply) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(listen(fd_, 16), 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    EXPECT_TRUE(listener_.ok());
     thread_ = std::thread([this] { Serve(); });
   }
   ~StandIn() {
-    shutdown(fd_, SHUT_RDWR);
+    listener_.Shutdown();
     thread_.join();
     {
       std::lock_guard lock(mu_);
       for (int c : open_) shutdown(c, SHUT_RDWR);
     }
     for (auto& t : handlers_) t.join();
-    close(fd_);
   }
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return listener_.port(); }
   int requests() const { return requests_.load(); }
   std::vector<std::string> request_lines() const {
     std::lock_guard lock(mu_);
@@ -59,7 +51,7 @@ class StandIn {
  private:
   void Serve() {
     for (;;) {
-      int c = accept(fd_, nullptr, nullptr);
+      int c = accept(listener_.fd(), nullptr, nullptr);
       if (c < 0) return;
       std::lock_guard lock(mu_);
       open_.push_back(c);
@@ -104,8 +96,7 @@ class StandIn {
   }
 
   Reply reply_;
-  int fd_ = -1;
-  uint16_t port_ = 0;
+  LoopbackListener listener_;
   std::atomic<int> requests_{0};
   mutable std::mutex mu_;
   std::vector<std::string> targets_;  // request lines, in arrival order

@@ -5,11 +5,7 @@
 // separate candidates would have. Each test works on one record (default/conformance) through
 // locks with different identities, the way competing candidates do: compare-and-swap writes,
 // versions, raw forms, watches, and calls that must not hang.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/test_loopback_listener.h"
 #include "tenure/cluster.h"
 #include "tenure/kube_locks.h"
 #include "tenure/lock.h"
@@ -115,37 +112,7 @@ class Deliveries {
 
 // A loopback port that accepts connections (the kernel completes them into the backlog) and
 // never answers: a hung server.
-class SilentPort {
- public:
-  SilentPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd_ < 0) return;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof(addr);
-    if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(fd_, 64) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      close(fd_);
-      fd_ = -1;
-      return;
-    }
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SilentPort() {
-    if (fd_ >= 0) close(fd_);
-  }
-  SilentPort(const SilentPort&) = delete;
-  SilentPort& operator=(const SilentPort&) = delete;
-
-  bool ok() const { return fd_ >= 0; }
-  uint16_t port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  uint16_t port_ = 0;
-};
+using SilentPort = client::LoopbackListener;
 
 class LockConformanceTest : public ::testing::TestWithParam<std::string> {
  protected:
