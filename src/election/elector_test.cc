@@ -47,10 +47,8 @@ class ElectorTest : public ::testing::Test {
   // Advances the fake clock in steps once `sleepers` threads wait on it.
   void Advance(std::chrono::nanoseconds total, int sleepers,
                std::chrono::nanoseconds step = 500ms) {
-    for (std::chrono::nanoseconds done{0}; done < total; done += step) {
-      ASSERT_TRUE(clock_->WaitForSleepers(sleepers, 10s)) << "sleepers: " << clock_->sleepers();
-      clock_->Advance(step);
-    }
+    ASSERT_TRUE(testing::AdvanceWhenAsleep(*clock_, total, sleepers, step))
+        << "sleepers: " << clock_->sleepers();
   }
 };
 
