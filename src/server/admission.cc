@@ -96,15 +96,16 @@ Status TooManyRequests() {
 
 RequestClass Classify(const RequestInfo& info, const HttpRequest& request) {
   RequestClass cls;
-  const std::string& verb = info.verb;
-  cls.long_running = verb == "watch";
-  bool read_only = verb == "get" || verb == "list" || verb == "watch";
+  const std::optional<Verb>& verb = info.verb;
+  cls.long_running = verb == Verb::kWatch;
+  bool read_only = verb && IsReadOnly(*verb);
   bool small = request.body.size() <= kExpensiveBodyBytes;
-  cls.expensive = verb == "list" || verb == "deletecollection" || !small;
-  bool single_object = !info.name.empty() || verb == "create";
+  cls.expensive = verb == Verb::kList || verb == Verb::kDeleteCollection || !small;
+  bool single_object = !info.name.empty() || verb == Verb::kCreate;
   if (single_object && small &&
-      (IsLeaderElectionKind(info) || (info.group.empty() && info.resource == "configmaps" &&
-                                      (verb == "get" || verb == "update" || verb == "create")))) {
+      (IsLeaderElectionKind(info) ||
+       (info.group.empty() && info.resource == "configmaps" &&
+        (verb == Verb::kGet || verb == Verb::kUpdate || verb == Verb::kCreate)))) {
     cls.level = PriorityLevel::kLeaderElection;
   } else {
     cls.level = read_only ? PriorityLevel::kReadOnly : PriorityLevel::kMutating;

@@ -20,6 +20,22 @@ std::vector<std::string> SplitPath(std::string_view path) {
 }
 
 bool IsTrue(const std::string& v) { return v == "true" || v == "1"; }
+
+// The verb of a method on a collection (`named` false) or on one object.
+std::optional<Verb> RequestVerb(const HttpRequest& request, bool legacy_watch, bool named) {
+  const std::string& m = request.method;
+  if (legacy_watch) return Verb::kWatch;
+  if (m == "GET" || m == "HEAD") {
+    if (IsTrue(request.param("watch"))) return Verb::kWatch;
+    return named ? Verb::kGet : Verb::kList;
+  }
+  if (m == "POST") return Verb::kCreate;
+  if (m == "PUT") return Verb::kUpdate;
+  if (m == "PATCH") return Verb::kPatch;
+  if (m == "DELETE") return named ? Verb::kDelete : Verb::kDeleteCollection;
+  return std::nullopt;
+}
+
 }  // namespace
 
 RequestInfo ParseRequestInfo(const HttpRequest& request) {
@@ -62,26 +78,7 @@ RequestInfo ParseRequestInfo(const HttpRequest& request) {
   if (rest.size() >= 3) info.subresource = rest[2];
   if (rest.size() > 3) info.is_resource_request = false;  // unknown deeper path
 
-  const std::string& m = request.method;
-  if (legacy_watch) {
-    info.verb = "watch";
-  } else if (m == "GET" || m == "HEAD") {
-    if (IsTrue(request.param("watch"))) {
-      info.verb = "watch";
-    } else {
-      info.verb = info.name.empty() ? "list" : "get";
-    }
-  } else if (m == "POST") {
-    info.verb = "create";
-  } else if (m == "PUT") {
-    info.verb = "update";
-  } else if (m == "PATCH") {
-    info.verb = "patch";
-  } else if (m == "DELETE") {
-    info.verb = info.name.empty() ? "deletecollection" : "delete";
-  } else {
-    info.verb = "";
-  }
+  info.verb = RequestVerb(request, legacy_watch, !info.name.empty());
   return info;
 }
 

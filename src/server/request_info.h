@@ -2,15 +2,17 @@
 // reads it ("/apis/coordination.k8s.io/v1/namespaces/ns/leases/x" -> get lease x in ns).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "server/http_server.h"
+#include "server/verb.h"
 
 namespace tenure::server {
 
 struct RequestInfo {
   bool is_resource_request = false;  // false for /api, /apis, /version, /openapi, /healthz...
-  std::string verb;                  // get list watch create update patch delete deletecollection
+  std::optional<Verb> verb;          // nullopt: a method the API does not serve (OPTIONS...)
   std::string api_prefix;            // "api" or "apis"
   std::string group;                 // "" for core
   std::string version;

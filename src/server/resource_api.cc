@@ -234,7 +234,8 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   auto format = NegotiateFormat(call->request);
   if (!format.ok()) return call->Fail(format.status());
   call->format = *format;
-  if (std::string text = call->request.param("timeout"); info.verb != "watch" && !text.empty()) {
+  if (std::string text = call->request.param("timeout");
+      info.verb != Verb::kWatch && !text.empty()) {
     // kube-apiserver's request deadline: a client's timeout can only shorten the server's own
     // (0, or more than it, means none), counted from the request's arrival; long-running
     // requests (watches) do not take it.
@@ -263,18 +264,30 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) {
     return call->Fail(Status::NotFound("the server could not find the requested resource"));
   }
-  if (kind.namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
+  if (kind.namespaced && info.namespace_.empty() && info.verb != Verb::kList &&
+      info.verb != Verb::kWatch) {
     return call->Fail(Status::NotFound("the server could not find the requested resource"));
   }
-  const std::string& v = info.verb;
-  if (v == "get") return Get(call);
-  if (v == "list") return List(call);
-  if (v == "watch") return Watch(call);
-  if (v == "create") return Create(call);
-  if (v == "update") return Update(call);
-  if (v == "patch") return Patch(call);
-  if (v == "delete") return Delete(call);
-  if (v == "deletecollection") return DeleteCollection(call);
+  if (info.verb) {
+    switch (*info.verb) {
+      case Verb::kGet:
+        return Get(call);
+      case Verb::kList:
+        return List(call);
+      case Verb::kWatch:
+        return Watch(call);
+      case Verb::kCreate:
+        return Create(call);
+      case Verb::kUpdate:
+        return Update(call);
+      case Verb::kPatch:
+        return Patch(call);
+      case Verb::kDelete:
+        return Delete(call);
+      case Verb::kDeleteCollection:
+        return DeleteCollection(call);
+    }
+  }
   call->Fail(Status(Reason::kMethodNotAllowed,
                     "the server does not allow this method on the requested resource"));
 }

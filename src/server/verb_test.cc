@@ -1,0 +1,53 @@
+// Verb: the kube names, and the verb ParseRequestInfo gives each method and path.
+#include "server/verb.h"
+
+#include <gtest/gtest.h>
+
+#include "server/request_info.h"
+
+namespace tenure::server {
+namespace {
+
+TEST(VerbTest, EveryVerbHasItsKubeNameAndBack) {
+  const Verb all[] = {Verb::kGet,    Verb::kList,  Verb::kWatch,  Verb::kCreate,
+                      Verb::kUpdate, Verb::kPatch, Verb::kDelete, Verb::kDeleteCollection};
+  const char* names[] = {"get",    "list",  "watch",  "create",
+                         "update", "patch", "delete", "deletecollection"};
+  for (size_t i = 0; i < std::size(all); ++i) {
+    EXPECT_EQ(KubeName(all[i]), names[i]);
+    EXPECT_EQ(VerbFromKubeName(names[i]), all[i]);
+  }
+  EXPECT_EQ(VerbFromKubeName("*"), std::nullopt);
+  EXPECT_EQ(VerbFromKubeName("GET"), std::nullopt);
+  EXPECT_TRUE(IsReadOnly(Verb::kWatch));
+  EXPECT_FALSE(IsReadOnly(Verb::kPatch));
+}
+
+std::optional<Verb> VerbOf(const std::string& method, const std::string& path,
+                           bool watch_param = false) {
+  HttpRequest r;
+  r.method = method;
+  r.path = path;
+  if (watch_param) r.query.emplace("watch", "true");
+  return ParseRequestInfo(r).verb;
+}
+
+TEST(VerbTest, TheRequestsMethodAndPathDecideTheVerb) {
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/ns/leases";
+  EXPECT_EQ(VerbOf("GET", leases + "/l"), Verb::kGet);
+  EXPECT_EQ(VerbOf("HEAD", leases + "/l"), Verb::kGet);
+  EXPECT_EQ(VerbOf("GET", leases), Verb::kList);
+  EXPECT_EQ(VerbOf("GET", leases, /*watch_param=*/true), Verb::kWatch);
+  EXPECT_EQ(VerbOf("GET", "/apis/coordination.k8s.io/v1/watch/namespaces/ns/leases/l"),
+            Verb::kWatch);
+  EXPECT_EQ(VerbOf("POST", leases), Verb::kCreate);
+  EXPECT_EQ(VerbOf("PUT", leases + "/l"), Verb::kUpdate);
+  EXPECT_EQ(VerbOf("PATCH", leases + "/l"), Verb::kPatch);
+  EXPECT_EQ(VerbOf("DELETE", leases + "/l"), Verb::kDelete);
+  EXPECT_EQ(VerbOf("DELETE", leases), Verb::kDeleteCollection);
+  EXPECT_EQ(VerbOf("DELETE", "/api/v1/namespaces/ns"), Verb::kDelete);
+  EXPECT_EQ(VerbOf("OPTIONS", leases), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tenure::server
