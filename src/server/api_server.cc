@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/request_info.h"
+#include "server/resource_errors.h"
 #include "server/response_format.h"
 
 namespace tenure::server {
@@ -17,10 +18,6 @@ HttpResponse JsonResponse(const json& body, std::string content_type = "applicat
   r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   r.content_type = std::move(content_type);
   return r;
-}
-
-Status NotFoundPath() {
-  return Status::NotFound("the server could not find the requested resource");
 }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
@@ -76,11 +73,11 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
   }
   RequestInfo info = ParseRequestInfo(request);
   if (!info.is_resource_request) {
-    if (!ServeNonResource(request, *responder)) responder->Reply(ErrorResponse(NotFoundPath()));
+    if (!ServeNonResource(request, *responder)) responder->Reply(ErrorResponse(NoSuchResource()));
     return;
   }
   const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
-  if (kind == nullptr) return responder->Reply(ErrorResponse(NotFoundPath()));
+  if (kind == nullptr) return responder->Reply(ErrorResponse(NoSuchResource()));
   RequestClass cls = Classify(info, request);
   auto shared_request = std::make_shared<HttpRequest>(std::move(request));
   admission_.Run(cls, std::move(responder),

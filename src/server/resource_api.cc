@@ -2,17 +2,19 @@
 #include "server/resource_api.h"
 
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "api/client_json.h"
 #include "api/go_duration.h"
 #include "api/status_object.h"
-#include "api/time.h"
+#include "server/before_write.h"
+#include "server/kind_strategy.h"
+#include "server/object_meta.h"
 #include "server/object_text.h"
-#include "server/patch.h"
-#include "server/protobuf_body.h"
+#include "server/request_body.h"
+#include "server/resource_errors.h"
 #include "server/response_format.h"
 #include "server/selectors.h"
+#include "server/storage_key.h"
 #include "server/watch_session.h"
 
 namespace tenure::server {
@@ -21,121 +23,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kNamespacesResource = "namespaces";
 // How long a patch without a resourceVersion is redone after conflicts (kube-apiserver: until
 // its request timeout, 60 s by default).
 constexpr auto kConflictRetryWindow = std::chrono::seconds(30);
 // A client timeout at least this long is no shorter than the server's own request timeout (60 s
 // by default, 504 from the HTTP server), and would not fit in a time point: no deadline.
 constexpr auto kLongestClientTimeout = std::chrono::hours(24);
-
-std::string NewUid() {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t a = rng(), b = rng();
-  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
-  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
-  char out[37];
-  std::snprintf(out, sizeof out, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return out;
-}
-
-std::string RandomSuffix() {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as kube's rand.String
-  thread_local std::mt19937 rng(std::random_device{}());
-  std::string out;
-  for (int i = 0; i < 5; ++i) out.push_back(kAlphabet[rng() % (sizeof kAlphabet - 1)]);
-  return out;
-}
-
-std::string JsonString(const json& object, const char* section, const char* field) {
-  auto s = object.find(section);
-  if (s == object.end() || !s->is_object()) return "";
-  auto f = s->find(field);
-  return f != s->end() && f->is_string() ? f->get<std::string>() : "";
-}
-
-Status WithDetails(Status status, const api::KindInfo& kind, const std::string& name) {
-  StatusDetails d;
-  d.name = name;
-  d.group = std::string(kind.group);
-  d.kind =
-      status.reason() == Reason::kInvalid ? std::string(kind.kind) : std::string(kind.resource);
-  status.set_details(std::move(d));
-  return status;
-}
-
-Status NotFoundError(const api::KindInfo& kind, const std::string& name) {
-  return WithDetails(Status::NotFound(kind.qualified_resource() + " \"" + name + "\" not found"),
-                     kind, name);
-}
-
-Status NamespaceNotFound(const std::string& ns) {
-  Status s = Status::NotFound("namespaces \"" + ns + "\" not found");
-  s.set_details({.name = ns, .group = "", .kind = "namespaces"});
-  return s;
-}
-
-Status ConflictError(const api::KindInfo& kind, const std::string& name) {
-  return WithDetails(Status::Conflict("Operation cannot be fulfilled on " +
-                                      kind.qualified_resource() + " \"" + name +
-                                      "\": the object has been modified; please apply your "
-                                      "changes to the latest version and try again"),
-                     kind, name);
-}
-
-// Rewrites a store error into kube-apiserver's wording for this object.
-Status StoreError(const Status& s, const api::KindInfo& kind, const std::string& name) {
-  switch (s.reason()) {
-    case Reason::kNotFound:
-      return NotFoundError(kind, name);
-    case Reason::kConflict:
-      return ConflictError(kind, name);
-    case Reason::kAlreadyExists:
-      return WithDetails(
-          Status::AlreadyExists(kind.qualified_resource() + " \"" + name + "\" already exists"),
-          kind, name);
-    default:
-      return s;
-  }
-}
-
-Result<json> ParseBody(const std::string& body) {
-  auto parsed = api::ParseClientJson(body);
-  if (!parsed.ok()) return parsed.status();
-  if (!parsed->is_object()) {
-    return Status::BadRequest("the body of the request must be a JSON object");
-  }
-  return parsed;
-}
-
-bool IsJsonContentType(const std::string& content_type) {
-  std::string_view ct = content_type;
-  ct = ct.substr(0, ct.find(';'));
-  while (!ct.empty() && ct.back() == ' ') ct.remove_suffix(1);
-  return ct.empty() || ct == "application/json" || ct == "*/*";
-}
-
-Status UnsupportedBodyType(const std::string& content_type, bool patch) {
-  return Status(Reason::kUnsupportedMediaType,
-                "the body of the request was in an unknown format (" + content_type +
-                    ") - accepted media types include: " +
-                    (patch ? "application/json-patch+json, application/merge-patch+json, "
-                             "application/apply-patch+yaml, application/strategic-merge-patch+json"
-                           : "application/json"));
-}
-
-// The object in a create or update body: JSON, or the protobuf some kubectl commands send.
-Result<json> DecodeBody(const HttpRequest& request) {
-  std::string content_type = request.header("content-type");
-  if (content_type.rfind(kProtobufContentType, 0) == 0) {
-    return DecodeProtobufObject(request.body);
-  }
-  if (!IsJsonContentType(content_type)) return UnsupportedBodyType(content_type, false);
-  return ParseBody(request.body);
-}
 
 Result<int64_t> ParseResourceVersion(const std::string& text) {
   if (text.empty()) return int64_t{0};
@@ -149,23 +42,6 @@ Result<int64_t> ParseResourceVersion(const std::string& text) {
   return value;
 }
 
-// Namespaces carry their name as the label kubernetes.io/metadata.name (kube-apiserver sets it
-// on every write, so selectors can pick namespaces by name).
-void ApplyNamespaceLabel(const api::KindInfo& kind, json& object) {
-  if (kind.resource != kNamespacesResource) return;
-  const json& name = object["metadata"]["name"];
-  if (name.is_string()) object["metadata"]["labels"]["kubernetes.io/metadata.name"] = name;
-}
-
-// Kind-specific defaults applied on create (kube-apiserver's PrepareForCreate + defaulting).
-void ApplyCreateDefaults(const api::KindInfo& kind, json& object) {
-  ApplyNamespaceLabel(kind, object);
-  if (kind.resource == kNamespacesResource) {
-    object["spec"]["finalizers"] = json::array({"kubernetes"});
-    object["status"]["phase"] = "Active";
-  }
-}
-
 }  // namespace
 
 struct ResourceApi::Call {
@@ -175,11 +51,15 @@ struct ResourceApi::Call {
   store::Deadline deadline = store::kNoDeadline;
   RequestInfo info;
   const api::KindInfo* kind = nullptr;
+  const KindStrategy* strategy = nullptr;
   HttpRequest request;
   std::shared_ptr<Responder> responder;
   ResponseFormat format;
   bool dry_run = false;
 
+  WriteContext write_context(store::Store& store, const Clock& clock) const {
+    return {info, store, deadline, clock};
+  }
   void Fail(const Status& status) { responder->Reply(ErrorResponse(status)); }
   void ReplyObject(int code, std::string body) {
     HttpResponse r;
@@ -207,28 +87,13 @@ struct ResourceApi::Call {
 ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock)
     : store_(std::move(store)), clock_(std::move(clock)) {}
 
-std::string ResourceApi::StoragePrefix(const api::KindInfo& kind, const std::string& ns) {
-  std::string key = "/registry/";
-  key += kind.resource;
-  key += '/';
-  if (kind.namespaced && !ns.empty()) {
-    key += ns;
-    key += '/';
-  }
-  return key;
-}
-
-std::string ResourceApi::StorageKey(const api::KindInfo& kind, const std::string& ns,
-                                    const std::string& name) {
-  return StoragePrefix(kind, ns) + name;
-}
-
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
                          std::shared_ptr<Responder> responder) {
   auto call = std::make_shared<Call>();
   call->received = clock_->now();
   call->info = info;
   call->kind = &kind;
+  call->strategy = &StrategyFor(kind);
   call->request = std::move(request);
   call->responder = std::move(responder);
   auto format = NegotiateFormat(call->request);
@@ -258,38 +123,35 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
     }
     call->dry_run = true;
   }
-  if (!info.subresource.empty()) {
-    return call->Fail(Status::NotFound("the server could not find the requested resource"));
-  }
+  if (!info.subresource.empty()) return call->Fail(NoSuchResource());
   if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) {
-    return call->Fail(Status::NotFound("the server could not find the requested resource"));
+    return call->Fail(NoSuchResource());
   }
+  // Only lists and watches of a namespaced kind may span every namespace.
   if (kind.namespaced && info.namespace_.empty() && info.verb != Verb::kList &&
       info.verb != Verb::kWatch) {
-    return call->Fail(Status::NotFound("the server could not find the requested resource"));
+    return call->Fail(NoSuchResource());
   }
-  if (info.verb) {
-    switch (*info.verb) {
-      case Verb::kGet:
-        return Get(call);
-      case Verb::kList:
-        return List(call);
-      case Verb::kWatch:
-        return Watch(call);
-      case Verb::kCreate:
-        return Create(call);
-      case Verb::kUpdate:
-        return Update(call);
-      case Verb::kPatch:
-        return Patch(call);
-      case Verb::kDelete:
-        return Delete(call);
-      case Verb::kDeleteCollection:
-        return DeleteCollection(call);
-    }
+  if (!info.verb) return call->Fail(MethodNotAllowed());
+  switch (*info.verb) {
+    case Verb::kGet:
+      return Get(call);
+    case Verb::kList:
+      return List(call);
+    case Verb::kWatch:
+      return Watch(call);
+    case Verb::kCreate:
+      return Create(call);
+    case Verb::kUpdate:
+      return Update(call);
+    case Verb::kPatch:
+      return Patch(call);
+    case Verb::kDelete:
+      return Delete(call);
+    case Verb::kDeleteCollection:
+      return DeleteCollection(call);
   }
-  call->Fail(Status(Reason::kMethodNotAllowed,
-                    "the server does not allow this method on the requested resource"));
+  call->Fail(MethodNotAllowed());
 }
 
 void ResourceApi::Get(std::shared_ptr<Call> call) {
@@ -341,7 +203,9 @@ void ResourceApi::Watch(std::shared_ptr<Call> call) {
   StartWatch(store_, clock_, std::move(options), call->responder);
 }
 
-void ResourceApi::StoreCreate(std::shared_ptr<Call> call, json object) {
+void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
+  Status s = BeforeCreate(*call->strategy, call->write_context(*store_, *clock_), object);
+  if (!s.ok()) return call->Fail(s);
   std::string name = object["metadata"]["name"].get<std::string>();
   std::string value = object.dump();
   if (call->dry_run) {
@@ -355,61 +219,13 @@ void ResourceApi::StoreCreate(std::shared_ptr<Call> call, json object) {
   });
 }
 
-// A namespaced object takes the URL's namespace; a different one in the body is an error.
-static Status ClaimNamespace(const api::KindInfo& kind, const RequestInfo& info, json& object) {
-  if (!kind.namespaced) return Status::Ok();
-  std::string ns = JsonString(object, "metadata", "namespace");
-  if (!ns.empty() && ns != info.namespace_) {
-    return Status::BadRequest(
-        "the namespace of the provided object does not match the namespace sent on the request");
-  }
-  object["metadata"]["namespace"] = info.namespace_;
-  return Status::Ok();
-}
-
-// Checks namespace, fills server-owned metadata, defaults and validates a new object.
-static Status PrepareCreate(const api::KindInfo& kind, const RequestInfo& info, store::Store& store,
-                            store::Deadline deadline, Clock& clock, json& object) {
-  json& meta = object["metadata"];
-  if (!meta.is_object()) meta = json::object();
-  if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
-  if (kind.namespaced) {
-    const api::KindInfo* ns_kind = api::FindByResource("", kNamespacesResource);
-    if (!store.GetBefore(ResourceApi::StorageKey(*ns_kind, "", info.namespace_), deadline).ok()) {
-      return NamespaceNotFound(info.namespace_);
-    }
-  } else {
-    meta.erase("namespace");
-  }
-  if (meta.contains("resourceVersion")) {
-    return Status::BadRequest("resourceVersion should not be set on objects to be created");
-  }
-  std::string name = JsonString(object, "metadata", "name");
-  std::string generate = JsonString(object, "metadata", "generateName");
-  if (name.empty() && !generate.empty()) meta["name"] = generate + RandomSuffix();
-  meta["uid"] = NewUid();
-  meta["creationTimestamp"] = api::FormatTime(clock.wall_now());
-  meta.erase("deletionTimestamp");
-  meta.erase("deletionGracePeriodSeconds");
-  meta.erase("generation");
-  ApplyCreateDefaults(kind, object);
-  return WithDetails(api::ValidateCreate(kind, object), kind,
-                     JsonString(object, "metadata", "name"));
-}
-
 void ResourceApi::Create(std::shared_ptr<Call> call) {
-  if (!call->info.name.empty()) {
-    return call->Fail(Status(Reason::kMethodNotAllowed,
-                             "the server does not allow this method on the requested resource"));
-  }
+  if (!call->info.name.empty()) return call->Fail(MethodNotAllowed());
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
-  api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
-  auto object = api::Canonicalize(*call->kind, *body, options);
+  auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));
   if (!object.ok()) return call->Fail(object.status());
-  Status s = PrepareCreate(*call->kind, call->info, *store_, call->deadline, *clock_, *object);
-  if (!s.ok()) return call->Fail(s);
-  StoreCreate(call, std::move(*object));
+  CreateObject(call, std::move(*object));
 }
 
 void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, std::string value,
@@ -437,38 +253,14 @@ void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, std::string value,
   });
 }
 
-// Keeps what the server owns from the stored object; validates the update.
-static Status PrepareUpdate(const api::KindInfo& kind, const RequestInfo& info,
-                            const json& old_object, json& object) {
-  json& meta = object["metadata"];
-  std::string name = JsonString(object, "metadata", "name");
-  if (name != info.name) {
-    return Status::BadRequest("the name of the object (" + name +
-                              ") does not match the name on the URL (" + info.name + ")");
-  }
-  if (Status s = ClaimNamespace(kind, info, object); !s.ok()) return s;
-  const json& old_meta = old_object["metadata"];
-  for (const char* owned : {"uid", "creationTimestamp"}) {
-    if (old_meta.contains(owned)) meta[owned] = old_meta[owned];
-  }
-  meta.erase("resourceVersion");
-  meta.erase("deletionTimestamp");
-  meta.erase("generation");
-  ApplyNamespaceLabel(kind, object);
-  if (kind.resource == kNamespacesResource && !object.contains("status")) {
-    object["status"] = old_object.value("status", json::object());
-  }
-  return WithDetails(api::ValidateUpdate(kind, object, old_object), kind, name);
-}
-
 void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
-  api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
-  auto object = api::Canonicalize(*call->kind, *body, options);
+  auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));
   if (!object.ok()) return call->Fail(object.status());
-  auto rv = ParseResourceVersion(JsonString(*object, "metadata", "resourceVersion"));
+  auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
+  const KindStrategy& strategy = *call->strategy;
   const api::KindInfo& kind = *call->kind;
   const std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
   // The version the client names, when the store knows it without a read (an etcd replica that
@@ -480,19 +272,14 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   Result<store::KeyValue> existing =
       known ? Result<store::KeyValue>(std::move(*known)) : store_->GetBefore(key, call->deadline);
   if (!existing.ok()) {
-    if (existing.status().IsNotFound() && kind.allow_create_on_update) {
-      (*object)["metadata"].erase("resourceVersion");
-      if (JsonString(*object, "metadata", "name") != call->info.name) {
-        return call->Fail(Status::BadRequest(
-            "the name of the object does not match the name on the URL (" + call->info.name + ")"));
-      }
-      Status s = PrepareCreate(kind, call->info, *store_, call->deadline, *clock_, *object);
-      if (!s.ok()) return call->Fail(s);
-      return StoreCreate(call, std::move(*object));
+    if (!existing.status().IsNotFound() || !strategy.AllowCreateOnUpdate()) {
+      return call->Fail(StoreError(existing.status(), kind, call->info.name));
     }
-    return call->Fail(StoreError(existing.status(), kind, call->info.name));
+    (*object)["metadata"].erase("resourceVersion");
+    if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->Fail(s);
+    return CreateObject(call, std::move(*object));
   }
-  if (*rv == 0 && !kind.allow_unconditional_update) {
+  if (*rv == 0 && !strategy.AllowUnconditionalUpdate()) {
     Status s(Reason::kInvalid,
              kind.qualified_kind() + " \"" + call->info.name +
                  "\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified "
@@ -503,14 +290,14 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   }
   json old_object;
   std::string_view old_meta =
-      api::UpdateReadsOnlyOldMetadata(kind) ? StoredMetadata(existing->value) : std::string_view();
+      strategy.UpdateReadsOnlyOldMetadata() ? StoredMetadata(existing->value) : std::string_view();
   if (!old_meta.empty()) {
-    // Hot path (lease renewals): decode only what PrepareUpdate and ValidateUpdate read.
+    // Hot path (lease renewals): decode only what BeforeUpdate reads.
     old_object["metadata"] = json::parse(old_meta);
   } else {
     old_object = json::parse(existing->value);
   }
-  Status s = PrepareUpdate(kind, call->info, old_object, *object);
+  Status s = BeforeUpdate(strategy, call->write_context(*store_, *clock_), old_object, *object);
   // Judged against a known version that may no longer be current: decide it from a read.
   if (!s.ok()) return known ? Update(call, /*use_known=*/false) : call->Fail(s);
   std::string value = object->dump();
@@ -557,22 +344,15 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
     return call->Fail(Status::BadRequest(
         "PATCH, application/apply-patch+yaml requests require fieldManager to be set"));
   }
-  api::DecodeOptions options{.strict = call->request.param("fieldValidation") == "Strict"};
+  api::DecodeOptions options = DecodeOptionsOf(call->request);
   if (!existing.ok()) {
     // Server-side apply of a missing object creates it.
     auto applied = ApplyServerSideApply(nullptr, patch);
     if (!applied.ok()) return call->Fail(applied.status());
     auto object = api::Canonicalize(kind, *applied, options);
     if (!object.ok()) return call->Fail(object.status());
-    if (JsonString(*object, "metadata", "name") != call->info.name) {
-      return call->Fail(
-          Status::BadRequest("the name of the object does not match the name on "
-                             "the URL (" +
-                             call->info.name + ")"));
-    }
-    Status s = PrepareCreate(kind, call->info, *store_, call->deadline, *clock_, *object);
-    if (!s.ok()) return call->Fail(s);
-    return StoreCreate(call, std::move(*object));
+    if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->Fail(s);
+    return CreateObject(call, std::move(*object));
   }
   json current = json::parse(existing->value);
   current["metadata"]["resourceVersion"] = std::to_string(existing->mod_revision);
@@ -595,11 +375,12 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
   auto object = api::Canonicalize(kind, *patched, options);
   if (!object.ok()) return call->Fail(object.status());
   // A resourceVersion in the patched object is a precondition, as in kube-apiserver.
-  auto rv = ParseResourceVersion(JsonString(*object, "metadata", "resourceVersion"));
+  auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
   bool precondition = *rv != existing->mod_revision;
   json old_object = json::parse(existing->value);
-  Status s = PrepareUpdate(kind, call->info, old_object, *object);
+  Status s =
+      BeforeUpdate(*call->strategy, call->write_context(*store_, *clock_), old_object, *object);
   if (!s.ok()) return call->Fail(s);
   int64_t expected = precondition ? *rv : existing->mod_revision;
   // Without a precondition a concurrent write just means: patch the newer object again, as
@@ -638,33 +419,14 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
   auto existing = store_->GetBefore(key, call->deadline);
   if (!existing.ok()) return call->Fail(StoreError(existing.status(), kind, call->info.name));
   json old_object = json::parse(existing->value);
-  std::string uid = JsonString(old_object, "metadata", "uid");
+  std::string uid = MetadataString(old_object, "uid");
   if (!expected_uid.empty() && expected_uid != uid) {
     return call->Fail(WithDetails(Status::Conflict("Precondition failed: UID in precondition: " +
                                                    expected_uid + ", UID in object meta: " + uid),
                                   kind, call->info.name));
   }
-  if (kind.resource == kNamespacesResource) {
-    const std::string& ns = call->info.name;
-    if (ns == "default" || ns == "kube-system" || ns == "kube-public") {
-      return call->Fail(WithDetails(
-          Status(Reason::kForbidden,
-                 "namespaces \"" + ns + "\" is forbidden: this namespace may not be deleted"),
-          kind, ns));
-    }
-    if (!call->dry_run) {
-      // Namespace deletion removes what it contains (kube does it through the namespace
-      // controller, asynchronously; here it is done before the namespace goes).
-      for (const api::KindInfo* k : api::AllKinds()) {
-        if (!k->namespaced) continue;
-        auto contents = store_->List(StoragePrefix(*k, ns));
-        if (!contents.ok()) continue;
-        for (const auto& kv : contents->items) {
-          store_->Write({store::WriteOp::Kind::kDelete, kv.key, "", 0}, [](auto) {});
-        }
-      }
-    }
-  }
+  if (Status s = call->strategy->ValidateDelete(call->info.name); !s.ok()) return call->Fail(s);
+  if (!call->dry_run) call->strategy->DeleteDependents(*store_, call->info.name);
   Status success;
   success.set_details({.name = call->info.name,
                        .group = std::string(kind.group),
@@ -704,14 +466,13 @@ Status ResourceApi::EnsureExists(const api::KindInfo& kind, const std::string& o
   if (!body.ok()) return body.status();
   auto object = api::Canonicalize(kind, *body, {});
   if (!object.ok()) return object.status();
-  std::string name = JsonString(*object, "metadata", "name");
-  std::string ns = JsonString(*object, "metadata", "namespace");
-  std::string key = StorageKey(kind, ns, name);
+  std::string key =
+      StorageKey(kind, MetadataString(*object, "namespace"), MetadataString(*object, "name"));
   if (store_->Get(key).ok()) return Status::Ok();
-  json& meta = (*object)["metadata"];
-  meta["uid"] = NewUid();
-  meta["creationTimestamp"] = api::FormatTime(clock_->wall_now());
-  ApplyCreateDefaults(kind, *object);
+  const KindStrategy& strategy = StrategyFor(kind);
+  FillSystemFields(*object, *clock_);
+  strategy.Default(*object);
+  strategy.PrepareForCreate(*object);
   auto r = store_->WriteSync({store::WriteOp::Kind::kCreate, key, object->dump(), 0});
   if (!r.ok() && !r.status().IsAlreadyExists()) return r.status();
   return Status::Ok();

@@ -1,17 +1,19 @@
 // ResourceApi: the REST verbs of every served kind over the Store, with kube-apiserver's
 // semantics (optimistic concurrency on resourceVersion, no-op writes keep the resourceVersion,
-// namespace existence, Tables, selectors, watch with resume and 410 Expired).
-//
-// Objects are stored in canonical JSON without metadata.resourceVersion under
-// "/registry/<resource>/<namespace>/<name>" (cluster-scoped: "/registry/<resource>/<name>");
-// the resourceVersion is the store's mod_revision and is added when an object is sent.
+// Tables, selectors, watch with resume and 410 Expired). The verbs are the same code for every
+// kind: what a kind does of its own (defaults, validation, namespace lifecycle, Table columns)
+// is its KindStrategy (kind_strategy.h), reached through BeforeCreate / BeforeUpdate
+// (before_write.h). Objects are stored as storage_key.h says.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "api/kinds.h"
 #include "server/http_server.h"
+#include "server/patch.h"
 #include "server/request_info.h"
 #include "store/store.h"
 #include "tenure/clock.h"
@@ -29,10 +31,6 @@ class ResourceApi {
   // Creates the object if it does not exist (used at startup for the built-in namespaces).
   Status EnsureExists(const api::KindInfo& kind, const std::string& object_json);
 
-  static std::string StorageKey(const api::KindInfo& kind, const std::string& ns,
-                                const std::string& name);
-  static std::string StoragePrefix(const api::KindInfo& kind, const std::string& ns);
-
  private:
   struct Call;
   void Get(std::shared_ptr<Call> call);
@@ -44,14 +42,15 @@ class ResourceApi {
   void Patch(std::shared_ptr<Call> call);
   void Delete(std::shared_ptr<Call> call);
   void DeleteCollection(std::shared_ptr<Call> call);
-  // Writes `value` (the canonical, validated object, serialized) over `existing` (the version
-  // it replaces; when `value` equals it, it must have been read, as the no-op answer keeps its
+  // Writes `value` (the prepared object, serialized) over `existing` (the version it replaces;
+  // when `value` equals it, it must have been read, as the no-op answer keeps its
   // resourceVersion) with compare-and-swap on `expected_revision`. When the store answers
   // Conflict or NotFound, on_conflict / on_not_found run instead of failing, if given.
   void StoreUpdate(std::shared_ptr<Call> call, std::string value, store::KeyValue existing,
                    int64_t expected_revision, std::function<void()> on_conflict,
                    std::function<void()> on_not_found = nullptr);
-  void StoreCreate(std::shared_ptr<Call> call, nlohmann::json object);
+  // Prepares a new object (BeforeCreate) and stores it: 201 with the object.
+  void CreateObject(const std::shared_ptr<Call>& call, nlohmann::json object);
 
   std::shared_ptr<store::Store> store_;
   std::shared_ptr<Clock> clock_;

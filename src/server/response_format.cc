@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/status_object.h"
+#include "server/kind_strategy.h"
 #include "server/object_text.h"
 
 namespace tenure::server {
@@ -51,7 +52,7 @@ json PartialObject(const json& object) {
 
 json TableRow(const ResponseFormat& format, const api::KindInfo& kind, const json& object,
               const Clock& clock) {
-  json row = {{"cells", api::TableCells(kind, object, clock.wall_now())}};
+  json row = {{"cells", StrategyFor(kind).TableCells(object, clock.wall_now())}};
   if (format.include == ResponseFormat::Include::kMetadata) {
     row["object"] = PartialObject(object);
   } else if (format.include == ResponseFormat::Include::kObject) {
@@ -64,7 +65,7 @@ json Table(const api::KindInfo& kind, int64_t revision, json rows) {
   return {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},
           {"metadata", {{"resourceVersion", std::to_string(revision)}}},
-          {"columnDefinitions", api::TableColumns(kind)},
+          {"columnDefinitions", StrategyFor(kind).TableColumns()},
           {"rows", std::move(rows)}};
 }
 
