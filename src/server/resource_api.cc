@@ -23,9 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-// How long a patch without a resourceVersion is redone after conflicts (kube-apiserver: until
-// its request timeout, 60 s by default).
-constexpr auto kConflictRetryWindow = std::chrono::seconds(30);
 // A client timeout at least this long is no shorter than the server's own request timeout (60 s
 // by default, 504 from the HTTP server), and would not fit in a time point: no deadline.
 constexpr auto kLongestClientTimeout = std::chrono::hours(24);
@@ -61,6 +58,11 @@ struct ResourceApi::Call {
     return {info, store, deadline, clock};
   }
   void Fail(const Status& status) { responder->Reply(ErrorResponse(status)); }
+  // Fail for an update attempt: the attempt ends the request.
+  UpdateStep FailStep(const Status& status) {
+    Fail(status);
+    return UpdateStep::Answered();
+  }
   void ReplyObject(int code, std::string body) {
     HttpResponse r;
     r.status = code;
@@ -228,65 +230,85 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
   CreateObject(call, std::move(*object));
 }
 
-void ResourceApi::StoreUpdate(std::shared_ptr<Call> call, std::string value,
-                              store::KeyValue existing, int64_t expected_revision,
-                              std::function<void()> on_conflict,
-                              std::function<void()> on_not_found) {
+void ResourceApi::RunUpdate(const std::shared_ptr<Call>& call,
+                            std::function<UpdateStep(bool first)> attempt) {
+  GuaranteedUpdate({.store = store_.get(),
+                    .clock = clock_,
+                    .received = call->received,
+                    .responder = call->responder,
+                    .attempt = std::move(attempt),
+                    .written = [call, clock = clock_](Result<store::KeyValue> r) {
+                      if (!r.ok()) {
+                        return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
+                      }
+                      call->ReplyStoredLater(200, std::move(*r), clock);
+                    }});
+}
+
+UpdateStep ResourceApi::WriteStep(Call& call, std::string value, store::KeyValue existing,
+                                  int64_t expected_revision, bool again_on_conflict,
+                                  bool again_on_not_found) {
   if (value == existing.value) {
     // A no-op write keeps the resourceVersion (kubectl prints "unchanged" / "no change").
     if (expected_revision != 0 && expected_revision != existing.mod_revision) {
-      return call->Fail(ConflictError(*call->kind, call->info.name));
+      call.Fail(ConflictError(*call.kind, call.info.name));
+    } else {
+      call.ReplyStored(200, existing.value, existing.mod_revision, *clock_);
     }
-    return call->ReplyStored(200, existing.value, existing.mod_revision, *clock_);
+    return UpdateStep::Answered();
   }
-  if (call->dry_run) return call->ReplyStored(200, value, existing.mod_revision, *clock_);
-  store::WriteOp op{store::WriteOp::Kind::kUpdate, existing.key, std::move(value),
-                    expected_revision, call->deadline};
-  store_->Write(std::move(op), [call, clock = clock_, on_conflict = std::move(on_conflict),
-                                on_not_found = std::move(on_not_found)](Result<store::KeyValue> r) {
-    if (!r.ok()) {
-      if (r.status().IsConflict() && on_conflict) return on_conflict();
-      if (r.status().IsNotFound() && on_not_found) return on_not_found();
-      return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
-    }
-    call->ReplyStoredLater(200, std::move(*r), clock);
-  });
+  if (call.dry_run) {
+    call.ReplyStored(200, value, existing.mod_revision, *clock_);
+    return UpdateStep::Answered();
+  }
+  return UpdateStep::Write({store::WriteOp::Kind::kUpdate, existing.key, std::move(value),
+                            expected_revision, call.deadline},
+                           again_on_conflict, again_on_not_found);
 }
 
-void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
+void ResourceApi::Update(std::shared_ptr<Call> call) {
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
   auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));
   if (!object.ok()) return call->Fail(object.status());
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
+  RunUpdate(call, [this, call, object = std::move(*object), rv = *rv](bool first) {
+    return UpdateAttempt(call, object, rv, first);
+  });
+}
+
+UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const json& body_object,
+                                      int64_t rv, bool first) {
   const KindStrategy& strategy = *call->strategy;
   const api::KindInfo& kind = *call->kind;
+  json object = body_object;
   const std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
   // The version the client names, when the store knows it without a read (an etcd replica that
   // wrote or watched it). Whatever happened since, the write's compare-and-swap on that version
   // gives the answer a read would have: Conflict, or NotFound (then the update is done again
   // from a read, as a kind created on update creates the object).
   std::optional<store::KeyValue> known;
-  if (use_known && *rv != 0 && !call->dry_run) known = store_->KnownValue(key, *rv);
+  if (first && rv != 0 && !call->dry_run) known = store_->KnownValue(key, rv);
   Result<store::KeyValue> existing =
       known ? Result<store::KeyValue>(std::move(*known)) : store_->GetBefore(key, call->deadline);
   if (!existing.ok()) {
     if (!existing.status().IsNotFound() || !strategy.AllowCreateOnUpdate()) {
-      return call->Fail(StoreError(existing.status(), kind, call->info.name));
+      return call->FailStep(StoreError(existing.status(), kind, call->info.name));
     }
-    (*object)["metadata"].erase("resourceVersion");
-    if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->Fail(s);
-    return CreateObject(call, std::move(*object));
+    object["metadata"].erase("resourceVersion");
+    if (Status s = CheckNameIsTheUrls(call->info, object); !s.ok()) return call->FailStep(s);
+    CreateObject(call, std::move(object));
+    return UpdateStep::Answered();
   }
-  if (*rv == 0 && !strategy.AllowUnconditionalUpdate()) {
+  if (rv == 0 && !strategy.AllowUnconditionalUpdate()) {
     Status s(Reason::kInvalid,
              kind.qualified_kind() + " \"" + call->info.name +
                  "\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified "
                  "for an update",
              {{"FieldValueInvalid", "Invalid value: 0x0: must be specified for an update",
                "metadata.resourceVersion"}});
-    return call->Fail(WithDetails(s, kind, call->info.name));
+    return call->FailStep(WithDetails(s, kind, call->info.name));
   }
   json old_object;
   std::string_view old_meta =
@@ -297,67 +319,60 @@ void ResourceApi::Update(std::shared_ptr<Call> call, bool use_known) {
   } else {
     old_object = json::parse(existing->value);
   }
-  Status s = BeforeUpdate(strategy, call->write_context(*store_, *clock_), old_object, *object);
+  Status s = BeforeUpdate(strategy, call->write_context(*store_, *clock_), old_object, object);
   // Judged against a known version that may no longer be current: decide it from a read.
-  if (!s.ok()) return known ? Update(call, /*use_known=*/false) : call->Fail(s);
-  std::string value = object->dump();
+  if (!s.ok()) return known ? UpdateStep::ReadAgain() : call->FailStep(s);
+  std::string value = object.dump();
   // A no-op keeps the resourceVersion only if nothing changed since: decide it from a read.
-  if (known && value == existing->value) return Update(call, /*use_known=*/false);
-  std::function<void()> on_not_found;
-  if (known) {
-    on_not_found = [this, call] {
-      call->responder->Post([this, call] { Update(call, /*use_known=*/false); });
-    };
-  }
+  if (known && value == existing->value) return UpdateStep::ReadAgain();
   // An unconditional update (a kind that allows it, no resourceVersion sent) is still written on
   // the version it was prepared from (server-owned fields such as uid came from it, and a no-op
   // was judged against it); after a concurrent write it is redone on the newer object, as
-  // kube-apiserver's GuaranteedUpdate does, for as long as kConflictRetryWindow.
-  int64_t expected = *rv;
-  std::function<void()> on_conflict;
-  if (*rv == 0) {
-    expected = existing->mod_revision;
-    if (clock_->now() - call->received < kConflictRetryWindow) {
-      on_conflict = [this, call] {
-        call->responder->Post([this, call] { Update(call, /*use_known=*/false); });
-      };
-    }
-  }
-  StoreUpdate(call, std::move(value), std::move(*existing), expected, std::move(on_conflict),
-              std::move(on_not_found));
+  // kube-apiserver's GuaranteedUpdate does. A write on a known version that finds nothing is
+  // redone from a read.
+  int64_t expected = rv != 0 ? rv : existing->mod_revision;
+  return WriteStep(*call, std::move(value), std::move(*existing), expected,
+                   /*again_on_conflict=*/rv == 0, /*again_on_not_found=*/known.has_value());
 }
 
 void ResourceApi::Patch(std::shared_ptr<Call> call) {
   std::string content_type = call->request.header("content-type");
   auto type = PatchTypeFromContentType(content_type);
   if (!type) return call->Fail(UnsupportedBodyType(content_type, true));
-  auto parsed_patch = api::ParseClientJson(call->request.body);
-  if (!parsed_patch.ok()) return call->Fail(parsed_patch.status());
-  json patch = std::move(*parsed_patch);
+  auto patch = api::ParseClientJson(call->request.body);
+  if (!patch.ok()) return call->Fail(patch.status());
+  RunUpdate(call, [this, call, type = *type, patch = std::move(*patch)](bool) {
+    return PatchAttempt(call, type, patch);
+  });
+}
+
+UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchType type,
+                                     const json& patch) {
   const api::KindInfo& kind = *call->kind;
   auto existing =
       store_->GetBefore(StorageKey(kind, call->info.namespace_, call->info.name), call->deadline);
-  if (!existing.ok() && !(existing.status().IsNotFound() && *type == PatchType::kApply)) {
-    return call->Fail(StoreError(existing.status(), kind, call->info.name));
+  if (!existing.ok() && !(existing.status().IsNotFound() && type == PatchType::kApply)) {
+    return call->FailStep(StoreError(existing.status(), kind, call->info.name));
   }
-  if (*type == PatchType::kApply && call->request.param("fieldManager").empty()) {
-    return call->Fail(Status::BadRequest(
+  if (type == PatchType::kApply && call->request.param("fieldManager").empty()) {
+    return call->FailStep(Status::BadRequest(
         "PATCH, application/apply-patch+yaml requests require fieldManager to be set"));
   }
   api::DecodeOptions options = DecodeOptionsOf(call->request);
   if (!existing.ok()) {
     // Server-side apply of a missing object creates it.
     auto applied = ApplyServerSideApply(nullptr, patch);
-    if (!applied.ok()) return call->Fail(applied.status());
+    if (!applied.ok()) return call->FailStep(applied.status());
     auto object = api::Canonicalize(kind, *applied, options);
-    if (!object.ok()) return call->Fail(object.status());
-    if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->Fail(s);
-    return CreateObject(call, std::move(*object));
+    if (!object.ok()) return call->FailStep(object.status());
+    if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->FailStep(s);
+    CreateObject(call, std::move(*object));
+    return UpdateStep::Answered();
   }
   json current = json::parse(existing->value);
   current["metadata"]["resourceVersion"] = std::to_string(existing->mod_revision);
   Result<json> patched = Status::Internal("unreachable");
-  switch (*type) {
+  switch (type) {
     case PatchType::kMerge:
       patched = ApplyMergePatch(current, patch);
       break;
@@ -371,26 +386,21 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
       patched = ApplyServerSideApply(&current, patch);
       break;
   }
-  if (!patched.ok()) return call->Fail(WithDetails(patched.status(), kind, call->info.name));
+  if (!patched.ok()) return call->FailStep(WithDetails(patched.status(), kind, call->info.name));
   auto object = api::Canonicalize(kind, *patched, options);
-  if (!object.ok()) return call->Fail(object.status());
+  if (!object.ok()) return call->FailStep(object.status());
   // A resourceVersion in the patched object is a precondition, as in kube-apiserver.
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
-  if (!rv.ok()) return call->Fail(rv.status());
+  if (!rv.ok()) return call->FailStep(rv.status());
   bool precondition = *rv != existing->mod_revision;
   json old_object = json::parse(existing->value);
   Status s =
       BeforeUpdate(*call->strategy, call->write_context(*store_, *clock_), old_object, *object);
-  if (!s.ok()) return call->Fail(s);
+  if (!s.ok()) return call->FailStep(s);
+  // Without a precondition a concurrent write just means: patch the newer object again.
   int64_t expected = precondition ? *rv : existing->mod_revision;
-  // Without a precondition a concurrent write just means: patch the newer object again, as
-  // kube-apiserver's GuaranteedUpdate does without a limit (someone's write wins each round),
-  // here for as long as kConflictRetryWindow after the request arrived. On a request thread.
-  std::function<void()> retry;
-  if (!precondition && clock_->now() - call->received < kConflictRetryWindow) {
-    retry = [this, call] { call->responder->Post([this, call] { Patch(call); }); };
-  }
-  StoreUpdate(call, object->dump(), std::move(*existing), expected, std::move(retry));
+  return WriteStep(*call, object->dump(), std::move(*existing), expected,
+                   /*again_on_conflict=*/!precondition, /*again_on_not_found=*/false);
 }
 
 void ResourceApi::Delete(std::shared_ptr<Call> call) {

@@ -3,15 +3,16 @@
 // Tables, selectors, watch with resume and 410 Expired). The verbs are the same code for every
 // kind: what a kind does of its own (defaults, validation, namespace lifecycle, Table columns)
 // is its KindStrategy (kind_strategy.h), reached through BeforeCreate / BeforeUpdate
-// (before_write.h). Objects are stored as storage_key.h says.
+// (before_write.h); updates and patches retry through GuaranteedUpdate (guaranteed_update.h).
+// Objects are stored as storage_key.h says.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "api/kinds.h"
+#include "server/guaranteed_update.h"
 #include "server/http_server.h"
 #include "server/patch.h"
 #include "server/request_info.h"
@@ -37,18 +38,26 @@ class ResourceApi {
   void List(std::shared_ptr<Call> call);
   void Watch(std::shared_ptr<Call> call);
   void Create(std::shared_ptr<Call> call);
-  // use_known: start from the store's KnownValue of the version the client names, if any.
-  void Update(std::shared_ptr<Call> call, bool use_known = true);
+  void Update(std::shared_ptr<Call> call);
   void Patch(std::shared_ptr<Call> call);
   void Delete(std::shared_ptr<Call> call);
   void DeleteCollection(std::shared_ptr<Call> call);
-  // Writes `value` (the prepared object, serialized) over `existing` (the version it replaces;
-  // when `value` equals it, it must have been read, as the no-op answer keeps its
-  // resourceVersion) with compare-and-swap on `expected_revision`. When the store answers
-  // Conflict or NotFound, on_conflict / on_not_found run instead of failing, if given.
-  void StoreUpdate(std::shared_ptr<Call> call, std::string value, store::KeyValue existing,
-                   int64_t expected_revision, std::function<void()> on_conflict,
-                   std::function<void()> on_not_found = nullptr);
+
+  // One attempt of an update with the body's canonical `object` naming resourceVersion `rv`
+  // (0: none). `first`: it may start from the store's KnownValue of that version.
+  UpdateStep UpdateAttempt(const std::shared_ptr<Call>& call, const nlohmann::json& body_object,
+                           int64_t rv, bool first);
+  // One attempt of a patch of type `type` with the parsed `patch`.
+  UpdateStep PatchAttempt(const std::shared_ptr<Call>& call, PatchType type,
+                          const nlohmann::json& patch);
+  // Runs update attempts until one ends the call; the final write answers 200 with the object.
+  void RunUpdate(const std::shared_ptr<Call>& call, std::function<UpdateStep(bool first)> attempt);
+  // The step that writes `value` (the prepared object, serialized) over `existing` (the version
+  // it was prepared from; when `value` equals it, it must have been read, as the no-op answer
+  // keeps its resourceVersion) with compare-and-swap on `expected_revision`; a no-op or a dry
+  // run is answered at once.
+  UpdateStep WriteStep(Call& call, std::string value, store::KeyValue existing,
+                       int64_t expected_revision, bool again_on_conflict, bool again_on_not_found);
   // Prepares a new object (BeforeCreate) and stores it: 201 with the object.
   void CreateObject(const std::shared_ptr<Call>& call, nlohmann::json object);
 
