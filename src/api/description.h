@@ -9,7 +9,7 @@
 // struct member they bind to; then its Table columns, selectable fields and validation hooks.
 // Nested objects (ObjectMeta, ObjectReference, ...) are shared descriptions (meta_descriptions.h).
 // Adding a kind: one kind_<name>.cc with its KindDescription, its validation hooks in
-// kind_validation.cc, and one line in kinds.cc.
+// kind_validation.cc, and one line each in kind_entries.h and AllKinds() (kinds.cc).
 #pragma once
 
 #include <chrono>
