@@ -1,10 +1,12 @@
-// Canonicalize: the schema-driven decoder every write goes through. It behaves like
-// kube-apiserver's JSON decoding into the typed object followed by encoding it again.
+// Canonicalize: kube-apiserver's decoding and re-encoding of an object, driven by its description.
+#include "api/canonicalize.h"
+
 #include <algorithm>
 #include <limits>
 
+#include "api/canonical_json.h"
+#include "api/description.h"
 #include "api/kinds.h"
-#include "api/schema.h"
 #include "api/time.h"
 #include "api/validation.h"
 
@@ -83,10 +85,10 @@ class Decoder {
  public:
   explicit Decoder(bool strict) : strict_(strict) {}
 
-  bool Object(const ObjectSchema& schema, const json& in, json& out) {
+  bool Object(const ObjectDescription& schema, const json& in, json& out) {
     out = json::object();
     for (auto it = in.begin(); it != in.end(); ++it) {
-      const FieldSchema* f = schema.Find(it.key());
+      const FieldDescription* f = schema.Find(it.key());
       if (f == nullptr) {
         if (strict_) unknown_.push_back(Join(it.key()));
         continue;
@@ -96,44 +98,13 @@ class Decoder {
       if (!path_.empty()) path_ += '.';
       path_ += it.key();
       json value;
-      bool emit = true;
-      const bool ok = Field(schema, *f, *it, value, emit);
+      const bool ok = Field(schema, *f, *it, value);
       path_.resize(mark);
       if (!ok) return false;
-      if (emit) out[it.key()] = std::move(value);
+      if (Emitted(*f, value)) out[it.key()] = std::move(value);
     }
     for (const auto& f : schema.fields) {
-      if (f.emit != Emit::kAlways || out.contains(f.name)) continue;
-      json& slot = out[std::string(f.name)];
-      switch (f.type) {
-        case FieldType::kString:
-          slot = "";
-          break;
-        case FieldType::kInt32:
-        case FieldType::kInt64:
-          slot = 0;
-          break;
-        case FieldType::kBool:
-          slot = false;
-          break;
-        case FieldType::kMicroTime:
-        case FieldType::kTime:
-          slot = nullptr;
-          break;
-        case FieldType::kObject: {
-          const size_t mark = path_.size();
-          Object(*f.object, EmptyObject(), slot);
-          path_.resize(mark);
-          break;
-        }
-        case FieldType::kStringMap:
-        case FieldType::kBytesMap:
-          slot = json::object();
-          break;
-        default:
-          slot = json::array();
-          break;
-      }
+      if (f.emit == Emit::kAlways && !out.contains(f.name)) out[std::string(f.name)] = ZeroValue(f);
     }
     return true;
   }
@@ -150,7 +121,7 @@ class Decoder {
     return out;
   }
 
-  bool TypeError(const ObjectSchema& parent, const json& v, std::string_view go_type,
+  bool TypeError(const ObjectDescription& parent, const json& v, std::string_view go_type,
                  bool numeric_target) {
     error_ = "json: cannot unmarshal " + JsonWhat(v, numeric_target) + " into Go struct field " +
              std::string(parent.go_name) + "." + WithoutIndices(path_) + " of type " +
@@ -158,8 +129,8 @@ class Decoder {
     return false;
   }
 
-  bool Integer(const ObjectSchema& parent, const FieldSchema& f, const json& v, int64_t lo,
-               int64_t hi, json& out) {
+  bool Integer(const ObjectDescription& parent, const FieldDescription& f, const json& v,
+               int64_t lo, int64_t hi, json& out) {
     if (v.is_number_integer()) {
       const int64_t x = v.get<int64_t>();
       if (x < lo || x > hi) return TypeError(parent, v, f.go_type, true);
@@ -175,7 +146,7 @@ class Decoder {
     return TypeError(parent, v, f.go_type, v.is_number());
   }
 
-  bool Time(const ObjectSchema& parent, const FieldSchema& f, const json& v, bool micro,
+  bool Time(const ObjectDescription& parent, const FieldDescription& f, const json& v, bool micro,
             json& out) {
     if (!v.is_string()) return TypeError(parent, v, f.go_type, false);
     const std::string& s = v.get_ref<const std::string&>();
@@ -196,37 +167,25 @@ class Decoder {
     return true;
   }
 
-  bool Field(const ObjectSchema& parent, const FieldSchema& f, const json& v, json& out,
-             bool& emit) {
-    const bool omit_empty = f.emit == Emit::kOmitEmpty;
+  // Decodes the value `v` of field `f` into `out` (dropped fields: only type-checked).
+  bool Field(const ObjectDescription& parent, const FieldDescription& f, const json& v, json& out) {
     switch (f.type) {
       case FieldType::kString:
         if (!v.is_string()) return TypeError(parent, v, f.go_type, false);
         out = v;
-        emit = !(omit_empty && v.get_ref<const std::string&>().empty());
         return true;
       case FieldType::kDroppedString:
         if (!v.is_string()) return TypeError(parent, v, f.go_type, false);
-        emit = false;
         return true;
       case FieldType::kInt32:
-        if (!Integer(parent, f, v, std::numeric_limits<int32_t>::min(),
-                     std::numeric_limits<int32_t>::max(), out)) {
-          return false;
-        }
-        emit = !(omit_empty && out.get<int64_t>() == 0);
-        return true;
+        return Integer(parent, f, v, std::numeric_limits<int32_t>::min(),
+                       std::numeric_limits<int32_t>::max(), out);
       case FieldType::kInt64:
-        if (!Integer(parent, f, v, std::numeric_limits<int64_t>::min(),
-                     std::numeric_limits<int64_t>::max(), out)) {
-          return false;
-        }
-        emit = !(omit_empty && out.get<int64_t>() == 0);
-        return true;
+        return Integer(parent, f, v, std::numeric_limits<int64_t>::min(),
+                       std::numeric_limits<int64_t>::max(), out);
       case FieldType::kBool:
         if (!v.is_boolean()) return TypeError(parent, v, f.go_type, false);
         out = v;
-        emit = !(omit_empty && !v.get<bool>());
         return true;
       case FieldType::kMicroTime:
       case FieldType::kTime:
@@ -254,7 +213,6 @@ class Decoder {
             out[it.key()] = *it;
           }
         }
-        emit = !(omit_empty && out.empty());
         return true;
       }
       case FieldType::kStringList: {
@@ -269,12 +227,10 @@ class Decoder {
             return TypeError(parent, e, f.elem_go_type, false);
           }
         }
-        emit = !(omit_empty && out.empty());
         return true;
       }
       case FieldType::kDroppedList:
         if (!v.is_array()) return TypeError(parent, v, f.go_type, false);
-        emit = false;
         return true;
       case FieldType::kObject:
         if (!v.is_object()) return TypeError(parent, v, f.go_type, false);
@@ -295,7 +251,6 @@ class Decoder {
           if (!ok) return false;
           out.push_back(std::move(item));
         }
-        emit = !(omit_empty && out.empty());
         return true;
       }
     }
@@ -310,7 +265,8 @@ class Decoder {
 
 }  // namespace
 
-std::string CanonicalizeObject(const ObjectSchema& schema, const json& in, json& out, bool strict) {
+std::string CanonicalizeObject(const ObjectDescription& schema, const json& in, json& out,
+                               bool strict) {
   Decoder decoder(strict);
   if (!in.is_object()) {
     return "json: cannot unmarshal " + JsonWhat(in, false) + " into Go value of type v1." +
@@ -382,7 +338,7 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
   }
   json out;
   std::string err =
-      internal::CanonicalizeObject(internal::SchemaFor(kind), object, out, options.strict);
+      internal::CanonicalizeObject(*Describe(kind).object, object, out, options.strict);
   if (!err.empty()) return Status::BadRequest(prefix + err);
   out["apiVersion"] = kind.api_version(version);
   out["kind"] = kind.kind;

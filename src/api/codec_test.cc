@@ -141,8 +141,8 @@ TEST(CodecTest, NamespaceAndMetadata) {
   ns.metadata.finalizers = {"example.com/f"};
   ns.metadata.deletion_grace_period_seconds = 30;
   ns.metadata.generation = 2;
-  ns.finalizers = {"kubernetes"};
-  ns.phase = "Active";
+  ns.spec.finalizers = {"kubernetes"};
+  ns.status.phase = "Active";
   json j = ToJson(ns);
   EXPECT_EQ(j["spec"]["finalizers"], json::array({"kubernetes"}));
   EXPECT_EQ(*NamespaceFromJson(j), ns);

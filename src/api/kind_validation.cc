@@ -1,248 +1,19 @@
-// ValidateCreate / ValidateUpdate: kube-apiserver's validation for each kind (strategy
-// validation followed by the generic object-meta checks of rest.BeforeCreate/BeforeUpdate).
-#include <algorithm>
-#include <set>
+// The kinds' validation hooks (kube-apiserver's strategies) and ValidateCreate / ValidateUpdate.
+#include "api/kind_validation.h"
 
+#include "api/canonical_json.h"
+#include "api/description.h"
 #include "api/kinds.h"
-#include "api/schema.h"
-#include "api/validation.h"
+#include "api/object_meta_validation.h"
 
 namespace tenure::api {
+namespace internal {
 namespace {
 
-using internal::Child;
-using internal::StringAt;
 using nlohmann::json;
 
-using NameFn = std::vector<std::string> (*)(std::string_view value, bool prefix);
-
-constexpr int64_t kTotalAnnotationSizeLimit = 256 * 1024;
 constexpr int64_t kMaxConfigMapSize = 1024 * 1024;
 constexpr std::string_view kOldestEmulationVersion = "OldestEmulationVersion";
-
-const json& Sub(const json& object, const char* key) {
-  const json* v = Child(object, key);
-  return v != nullptr ? *v : internal::EmptyObject();
-}
-
-std::string MaskTrailingDash(std::string_view name) {
-  if (name.size() > 1 && name.back() == '-') {
-    return std::string(name.substr(0, name.size() - 2)) + "a";
-  }
-  return std::string(name);
-}
-
-std::vector<std::string> NameIsDNSSubdomain(std::string_view name, bool prefix) {
-  if (prefix) return IsDNS1123Subdomain(MaskTrailingDash(name));
-  return IsDNS1123Subdomain(name);
-}
-
-std::vector<std::string> NameIsDNSLabel(std::string_view name, bool prefix) {
-  if (prefix) return IsDNS1123Label(MaskTrailingDash(name));
-  return IsDNS1123Label(name);
-}
-
-std::vector<std::string> LeaseCandidateName(std::string_view name, bool) {
-  return IsConfigMapKey(name);
-}
-
-std::vector<std::string> PathSegmentName(std::string_view name, bool prefix) {
-  if (!prefix) return IsValidPathSegmentName(name);
-  std::vector<std::string> errs;
-  if (name.find('/') != std::string_view::npos) errs.emplace_back("may not contain '/'");
-  if (name.find('%') != std::string_view::npos) errs.emplace_back("may not contain '%'");
-  return errs;
-}
-
-std::vector<std::string> StringList(const json& object, const char* key) {
-  std::vector<std::string> out;
-  const json* list = Child(object, key);
-  if (list == nullptr || !list->is_array()) return out;
-  for (const auto& e : *list) {
-    if (e.is_string()) out.push_back(e.get<std::string>());
-  }
-  return out;
-}
-
-void ValidateLabels(const json& meta, FieldErrors& errs) {
-  const json* labels = Child(meta, "labels");
-  if (labels == nullptr || !labels->is_object()) return;
-  for (auto it = labels->begin(); it != labels->end(); ++it) {
-    for (auto& msg : IsQualifiedName(it.key())) {
-      errs.push_back(Invalid("metadata.labels", it.key(), msg));
-    }
-    const std::string_view value =
-        it->is_string() ? std::string_view(it->get_ref<const std::string&>()) : "";
-    for (auto& msg : IsValidLabelValue(value)) {
-      errs.push_back(Invalid("metadata.labels", value, msg));
-    }
-  }
-}
-
-void ValidateAnnotations(const json& meta, FieldErrors& errs) {
-  const json* annotations = Child(meta, "annotations");
-  if (annotations == nullptr || !annotations->is_object()) return;
-  int64_t total = 0;
-  for (auto it = annotations->begin(); it != annotations->end(); ++it) {
-    std::string lower = it.key();
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (auto& msg : IsQualifiedName(lower)) {
-      errs.push_back(Invalid("metadata.annotations", it.key(), msg));
-    }
-    total += static_cast<int64_t>(it.key().size());
-    if (it->is_string()) total += static_cast<int64_t>(it->get_ref<const std::string&>().size());
-  }
-  if (total > kTotalAnnotationSizeLimit) {
-    errs.push_back(TooLong("metadata.annotations", kTotalAnnotationSizeLimit));
-  }
-}
-
-void ValidateOwnerReferences(const json& meta, FieldErrors& errs) {
-  const json* refs = Child(meta, "ownerReferences");
-  if (refs == nullptr || !refs->is_array()) return;
-  const std::string path = "metadata.ownerReferences";
-  std::string first_controller;
-  for (const auto& ref : *refs) {
-    const std::string_view api_version = StringAt(ref, "apiVersion");
-    const std::string_view kind = StringAt(ref, "kind");
-    const std::string_view name = StringAt(ref, "name");
-    const std::string_view uid = StringAt(ref, "uid");
-    // schema.ParseGroupVersion: more than one '/' is an error and leaves the version empty.
-    std::string_view version;
-    const auto slashes = std::count(api_version.begin(), api_version.end(), '/');
-    if (api_version != "/" && slashes == 0) version = api_version;
-    if (api_version != "/" && slashes == 1) version = api_version.substr(api_version.find('/') + 1);
-    if (version.empty()) {
-      errs.push_back(Invalid(path + ".apiVersion", api_version, "version must not be empty"));
-    }
-    if (kind.empty()) errs.push_back(Invalid(path + ".kind", kind, "must not be empty"));
-    if (name.empty()) errs.push_back(Invalid(path + ".name", name, "must not be empty"));
-    if (uid.empty()) errs.push_back(Invalid(path + ".uid", uid, "must not be empty"));
-    if (api_version == "v1" && kind == "Event") {
-      errs.push_back(
-          InvalidRaw(path, ref.dump(), "/v1, Kind=Event is disallowed from being an owner"));
-    }
-    const json* controller = Child(ref, "controller");
-    if (controller != nullptr && controller->is_boolean() && controller->get<bool>()) {
-      const std::string current = std::string(kind) + "/" + std::string(name);
-      if (!first_controller.empty()) {
-        errs.push_back(InvalidRaw(path, refs->dump(),
-                                  "Only one reference can have Controller set to true. Found "
-                                  "\"true\" in references for " +
-                                      first_controller + " and " + current));
-      } else {
-        first_controller = current;
-      }
-    }
-  }
-}
-
-void ValidateFinalizers(const std::vector<std::string>& finalizers, const std::string& path,
-                        FieldErrors& errs) {
-  bool orphan = false, foreground = false;
-  for (const auto& f : finalizers) {
-    for (auto& msg : IsQualifiedName(f)) errs.push_back(Invalid(path, f, msg));
-    if (f == "orphan") orphan = true;
-    if (f == "foregroundDeletion") foreground = true;
-  }
-  if (orphan && foreground) {
-    errs.push_back(InvalidRaw(path, GoStringSlice(finalizers),
-                              "finalizer orphan and foregroundDeletion cannot be both set"));
-  }
-}
-
-bool IsStandardFinalizer(std::string_view f) {
-  return f == "kubernetes" || f == "orphan" || f == "foregroundDeletion";
-}
-
-// The part of ObjectMeta validation after the name (validateObjectMetaAccessorWithOptsCommon).
-void ValidateObjectMetaCommon(const json& meta, bool namespaced, FieldErrors& errs) {
-  const std::string_view ns = StringAt(meta, "namespace");
-  if (namespaced) {
-    if (ns.empty()) {
-      errs.push_back(Required("metadata.namespace"));
-    } else {
-      for (auto& msg : NameIsDNSLabel(ns, false)) {
-        errs.push_back(Invalid("metadata.namespace", ns, msg));
-      }
-    }
-  } else if (!ns.empty()) {
-    errs.push_back(Forbidden("metadata.namespace", "not allowed on this type"));
-  }
-  const json* generation = Child(meta, "generation");
-  if (generation != nullptr && generation->is_number_integer() && generation->get<int64_t>() < 0) {
-    errs.push_back(Invalid("metadata.generation", generation->get<int64_t>(),
-                           "must be greater than or equal to 0"));
-  }
-  ValidateLabels(meta, errs);
-  ValidateAnnotations(meta, errs);
-  ValidateOwnerReferences(meta, errs);
-  ValidateFinalizers(StringList(meta, "finalizers"), "metadata.finalizers", errs);
-}
-
-void ValidateObjectMeta(const json& meta, bool namespaced, NameFn name_fn, FieldErrors& errs) {
-  const std::string_view generate_name = StringAt(meta, "generateName");
-  if (!generate_name.empty()) {
-    for (auto& msg : name_fn(generate_name, true)) {
-      errs.push_back(Invalid("metadata.generateName", generate_name, msg));
-    }
-  }
-  const std::string_view name = StringAt(meta, "name");
-  if (name.empty()) {
-    errs.push_back(Required("metadata.name", "name or generateName is required"));
-  } else {
-    for (auto& msg : name_fn(name, false)) errs.push_back(Invalid("metadata.name", name, msg));
-  }
-  ValidateObjectMetaCommon(meta, namespaced, errs);
-}
-
-// pkg/apis/core/validation.ValidateObjectMeta: adds the legacy finalizer-name rule.
-void ValidateCoreObjectMeta(const json& meta, bool namespaced, NameFn name_fn, FieldErrors& errs) {
-  ValidateObjectMeta(meta, namespaced, name_fn, errs);
-  const auto finalizers = StringList(meta, "finalizers");
-  for (size_t i = 0; i < finalizers.size(); ++i) {
-    if (finalizers[i].find('/') == std::string::npos && !IsStandardFinalizer(finalizers[i])) {
-      errs.push_back(
-          Invalid("metadata.finalizers[" + std::to_string(i) + "]", finalizers[i],
-                  "name is neither a standard finalizer name nor is it fully qualified"));
-    }
-  }
-}
-
-void ValidateImmutableString(const json& meta, const json& old_meta, const char* key,
-                             const std::string& path, FieldErrors& errs) {
-  const std::string_view now = StringAt(meta, key);
-  if (now != StringAt(old_meta, key)) errs.push_back(Invalid(path, now, "field is immutable"));
-}
-
-void ValidateObjectMetaUpdate(const json& meta, const json& old_meta, FieldErrors& errs) {
-  if (Child(old_meta, "deletionTimestamp") != nullptr) {
-    const auto now = StringList(meta, "finalizers");
-    const auto before = StringList(old_meta, "finalizers");
-    std::set<std::string> extra(now.begin(), now.end());
-    for (const auto& f : before) extra.erase(f);
-    if (!extra.empty()) {
-      errs.push_back(Forbidden(
-          "metadata.finalizers",
-          "no new finalizers can be added if the object is being deleted, found new finalizers " +
-              GoStringSlice(std::vector<std::string>(extra.begin(), extra.end()))));
-    }
-  }
-  const json* gen = Child(meta, "generation");
-  const json* old_gen = Child(old_meta, "generation");
-  const int64_t g = gen != nullptr && gen->is_number_integer() ? gen->get<int64_t>() : 0;
-  const int64_t og =
-      old_gen != nullptr && old_gen->is_number_integer() ? old_gen->get<int64_t>() : 0;
-  if (g < og) errs.push_back(Invalid("metadata.generation", g, "must not be decremented"));
-  ValidateImmutableString(meta, old_meta, "name", "metadata.name", errs);
-  ValidateImmutableString(meta, old_meta, "namespace", "metadata.namespace", errs);
-  ValidateImmutableString(meta, old_meta, "uid", "metadata.uid", errs);
-  ValidateLabels(meta, errs);
-  ValidateAnnotations(meta, errs);
-  ValidateOwnerReferences(meta, errs);
-  ValidateFinalizers(StringList(meta, "finalizers"), "metadata.finalizers", errs);
-}
 
 // ---- coordination.k8s.io ----
 
@@ -330,6 +101,8 @@ int64_t DecodedBase64Size(std::string_view s) {
   return n;
 }
 
+}  // namespace
+
 void ValidateConfigMap(const json& object, FieldErrors& errs) {
   ValidateCoreObjectMeta(Sub(object, "metadata"), true, NameIsDNSSubdomain, errs);
   const json& data = Sub(object, "data");
@@ -411,82 +184,84 @@ void ValidateEvent(const json& object, FieldErrors& errs) {
   for (auto& msg : IsDNS1123Subdomain(ns)) errs.push_back(Invalid("namespace", ns, msg));
 }
 
-void ValidateKind(const KindInfo& kind, const json& object, FieldErrors& errs) {
-  const json& meta = Sub(object, "metadata");
-  if (kind.kind == "Lease") {
-    ValidateObjectMeta(meta, true, NameIsDNSSubdomain, errs);
-    ValidateLeaseSpec(Sub(object, "spec"), errs);
-  } else if (kind.kind == "LeaseCandidate") {
-    ValidateObjectMeta(meta, true, LeaseCandidateName, errs);
-    ValidateLeaseCandidateSpec(Sub(object, "spec"), errs);
-  } else if (kind.kind == "ConfigMap") {
-    ValidateConfigMap(object, errs);
-  } else if (kind.kind == "Namespace") {
-    ValidateNamespace(object, errs);
-  } else if (kind.kind == "Event") {
-    ValidateEvent(object, errs);
-  }
+void ValidateLease(const json& object, FieldErrors& errs) {
+  ValidateObjectMeta(Sub(object, "metadata"), true, NameIsDNSSubdomain, errs);
+  ValidateLeaseSpec(Sub(object, "spec"), errs);
 }
 
-void ValidateKindUpdate(const KindInfo& kind, const json& object, const json& old_object,
-                        FieldErrors& errs) {
-  const json& meta = Sub(object, "metadata");
-  const json& old_meta = Sub(old_object, "metadata");
-  if (kind.kind == "Lease") {
-    ValidateObjectMetaUpdate(meta, old_meta, errs);
-    ValidateLeaseSpec(Sub(object, "spec"), errs);
-  } else if (kind.kind == "LeaseCandidate") {
-    ValidateObjectMetaUpdate(meta, old_meta, errs);
-    ValidateLeaseCandidateSpec(Sub(object, "spec"), errs);
-    const std::string_view lease_name = StringAt(Sub(object, "spec"), "leaseName");
-    if (lease_name != StringAt(Sub(old_object, "spec"), "leaseName")) {
-      errs.push_back(Invalid("spec.leaseName", lease_name, "field is immutable"));
-    }
-  } else if (kind.kind == "ConfigMap") {
-    ValidateObjectMetaUpdate(meta, old_meta, errs);
-    const json* old_immutable = Child(old_object, "immutable");
-    if (old_immutable != nullptr && old_immutable->is_boolean() && old_immutable->get<bool>()) {
-      const json* immutable = Child(object, "immutable");
-      const char* detail = "field is immutable when `immutable` is set";
-      if (immutable == nullptr || !immutable->is_boolean() || !immutable->get<bool>()) {
-        errs.push_back(Forbidden("immutable", detail));
-      }
-      if (Sub(object, "data") != Sub(old_object, "data")) {
-        errs.push_back(Forbidden("data", detail));
-      }
-      if (Sub(object, "binaryData") != Sub(old_object, "binaryData")) {
-        errs.push_back(Forbidden("binaryData", detail));
-      }
-    }
-    ValidateConfigMap(object, errs);
-  } else if (kind.kind == "Namespace") {
-    ValidateObjectMetaUpdate(meta, old_meta, errs);
-  } else if (kind.kind == "Event") {
-    ValidateEvent(object, errs);
-  }
-}
-
-}  // namespace
-
-Status ValidateCreate(const KindInfo& kind, const json& object) {
-  FieldErrors errs;
-  ValidateKind(kind, object, errs);
-  // rest.BeforeCreate: the generic object-meta checks run only when the strategy found none.
-  if (errs.empty())
-    ValidateObjectMeta(Sub(object, "metadata"), kind.namespaced, PathSegmentName, errs);
-  return InvalidStatus(kind.qualified_kind(), StringAt(Sub(object, "metadata"), "name"), errs);
-}
-
-// Keep in step with ValidateKindUpdate: Lease compares only metadata with the old object.
-bool UpdateReadsOnlyOldMetadata(const KindInfo& kind) { return kind.kind == "Lease"; }
-
-Status ValidateUpdate(const KindInfo& kind, const json& object, const json& old_object) {
-  FieldErrors errs;
-  // rest.BeforeUpdate: validateCommonFields, then the strategy's ValidateUpdate.
-  ValidateObjectMeta(Sub(object, "metadata"), kind.namespaced, PathSegmentName, errs);
+void ValidateLeaseUpdate(const json& object, const json& old_object, FieldErrors& errs) {
   ValidateObjectMetaUpdate(Sub(object, "metadata"), Sub(old_object, "metadata"), errs);
-  ValidateKindUpdate(kind, object, old_object, errs);
-  return InvalidStatus(kind.qualified_kind(), StringAt(Sub(object, "metadata"), "name"), errs);
+  ValidateLeaseSpec(Sub(object, "spec"), errs);
+}
+
+void ValidateLeaseCandidate(const json& object, FieldErrors& errs) {
+  ValidateObjectMeta(Sub(object, "metadata"), true, LeaseCandidateName, errs);
+  ValidateLeaseCandidateSpec(Sub(object, "spec"), errs);
+}
+
+void ValidateLeaseCandidateUpdate(const json& object, const json& old_object, FieldErrors& errs) {
+  ValidateObjectMetaUpdate(Sub(object, "metadata"), Sub(old_object, "metadata"), errs);
+  ValidateLeaseCandidateSpec(Sub(object, "spec"), errs);
+  const std::string_view lease_name = StringAt(Sub(object, "spec"), "leaseName");
+  if (lease_name != StringAt(Sub(old_object, "spec"), "leaseName")) {
+    errs.push_back(Invalid("spec.leaseName", lease_name, "field is immutable"));
+  }
+}
+
+void ValidateConfigMapUpdate(const json& object, const json& old_object, FieldErrors& errs) {
+  ValidateObjectMetaUpdate(Sub(object, "metadata"), Sub(old_object, "metadata"), errs);
+  const json* old_immutable = Child(old_object, "immutable");
+  if (old_immutable != nullptr && old_immutable->is_boolean() && old_immutable->get<bool>()) {
+    const json* immutable = Child(object, "immutable");
+    const char* detail = "field is immutable when `immutable` is set";
+    if (immutable == nullptr || !immutable->is_boolean() || !immutable->get<bool>()) {
+      errs.push_back(Forbidden("immutable", detail));
+    }
+    if (Sub(object, "data") != Sub(old_object, "data")) {
+      errs.push_back(Forbidden("data", detail));
+    }
+    if (Sub(object, "binaryData") != Sub(old_object, "binaryData")) {
+      errs.push_back(Forbidden("binaryData", detail));
+    }
+  }
+  ValidateConfigMap(object, errs);
+}
+
+void ValidateNamespaceUpdate(const json& object, const json& old_object, FieldErrors& errs) {
+  ValidateObjectMetaUpdate(Sub(object, "metadata"), Sub(old_object, "metadata"), errs);
+}
+
+void ValidateEventUpdate(const json& object, const json&, FieldErrors& errs) {
+  ValidateEvent(object, errs);
+}
+
+}  // namespace internal
+
+Status ValidateCreate(const KindInfo& kind, const nlohmann::json& object) {
+  FieldErrors errs;
+  Describe(kind).validation.create(object, errs);
+  // rest.BeforeCreate: the generic object-meta checks run only when the strategy found none.
+  if (errs.empty()) {
+    internal::ValidateObjectMeta(internal::Sub(object, "metadata"), kind.namespaced,
+                                 internal::PathSegmentName, errs);
+  }
+  return InvalidStatus(kind.qualified_kind(),
+                       internal::StringAt(internal::Sub(object, "metadata"), "name"), errs);
+}
+
+bool UpdateReadsOnlyOldMetadata(const KindInfo& kind) {
+  return Describe(kind).validation.update_reads_only_old_metadata;
+}
+
+Status ValidateUpdate(const KindInfo& kind, const nlohmann::json& object,
+                      const nlohmann::json& old_object) {
+  FieldErrors errs;
+  const nlohmann::json& meta = internal::Sub(object, "metadata");
+  // rest.BeforeUpdate: validateCommonFields, then the strategy's ValidateUpdate.
+  internal::ValidateObjectMeta(meta, kind.namespaced, internal::PathSegmentName, errs);
+  internal::ValidateObjectMetaUpdate(meta, internal::Sub(old_object, "metadata"), errs);
+  Describe(kind).validation.update(object, old_object, errs);
+  return InvalidStatus(kind.qualified_kind(), internal::StringAt(meta, "name"), errs);
 }
 
 }  // namespace tenure::api

@@ -1,5 +1,6 @@
 // The kinds tenure serves, and what the server needs to know about each of them without knowing
-// the kind: its names, how to canonicalize and validate an object, and its Table columns.
+// the kind: its names, how to canonicalize and validate an object, and its Table columns. All of
+// it derives from one description per kind (description.h).
 //
 // Objects cross this interface as nlohmann::json in their canonical wire form (what
 // kube-apiserver would return), so the server, patching and watch code stay kind-agnostic. Typed
@@ -30,6 +31,8 @@ struct KindInfo {
   bool allow_unconditional_update = true;
   // Whether PUT of a missing object creates it (AllowCreateOnUpdate).
   bool allow_create_on_update = false;
+  // The verbs kube-apiserver serves on the resource, sorted, as discovery and OpenAPI list them.
+  std::vector<std::string_view> verbs;
 
   // "leases.coordination.k8s.io" or "configmaps" for the core group: used in messages.
   std::string qualified_resource() const;

@@ -103,11 +103,21 @@ struct ConfigMap {
   bool operator==(const ConfigMap&) const = default;
 };
 
-// core/v1 Namespace.
+// core/v1 Namespace (status.conditions are not kept).
+struct NamespaceSpec {
+  std::vector<std::string> finalizers;
+  bool operator==(const NamespaceSpec&) const = default;
+};
+
+struct NamespaceStatus {
+  std::string phase;  // "Active" or "Terminating"
+  bool operator==(const NamespaceStatus&) const = default;
+};
+
 struct Namespace {
   ObjectMeta metadata;
-  std::vector<std::string> finalizers;  // spec.finalizers
-  std::string phase;                    // status.phase: "Active" or "Terminating"
+  NamespaceSpec spec;
+  NamespaceStatus status;
   bool operator==(const Namespace&) const = default;
 };
 

@@ -33,11 +33,9 @@ std::string StorageVersionHash(const api::KindInfo& kind) {
 }
 
 json Verbs(const api::KindInfo& kind) {
-  // kube-apiserver serves no deletecollection on namespaces.
-  if (kind.group.empty() && kind.resource == "namespaces") {
-    return {"create", "delete", "get", "list", "patch", "update", "watch"};
-  }
-  return {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
+  json verbs = json::array();
+  for (std::string_view verb : kind.verbs) verbs.push_back(verb);
+  return verbs;
 }
 
 json ShortNames(const api::KindInfo& kind) {

@@ -46,7 +46,8 @@ Result<nlohmann::json> ApplyMergePatch(const nlohmann::json& target, const nlohm
 Result<nlohmann::json> ApplyJsonPatch(const nlohmann::json& target, const nlohmann::json& patch);
 
 // Strategic merge patch for tenure's kinds (Lease, LeaseCandidate, ConfigMap, Namespace, Event).
-// Behaves as a merge patch except where the kinds' Go types carry a patch strategy:
+// Behaves as a merge patch except where the kinds' Go types carry a patch strategy (the list
+// rules of their descriptions, api/description.h):
 //  - metadata.finalizers: a set of strings merged by value (union with the patch's entries);
 //  - metadata.ownerReferences: a list of objects merged by "uid";
 //  - status.conditions of a Namespace: a list of objects merged by "type".

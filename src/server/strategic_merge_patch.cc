@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/description.h"
+#include "api/meta_descriptions.h"
 #include "server/patch.h"
 #include "server/strategic_merge.h"
 
@@ -24,16 +26,29 @@ struct ListMeta {
   std::string merge_key;
 };
 
-// Patch metadata of tenure's kinds: the only lists whose Go types carry a patch strategy.
+// The patch strategy of the list at `path` in an object of `kind`, from the kinds' descriptions
+// (x-kubernetes-patch-strategy and -merge-key). metadata's lists merge alike in every object,
+// also in one of a kind tenure does not know.
 ListMeta ListMetaFor(std::string_view kind, const std::vector<std::string>& path) {
-  if (path.size() == 2 && path[0] == "metadata") {
-    if (path[1] == "finalizers") return {ListStrategy::kPrimitiveSet, ""};
-    if (path[1] == "ownerReferences") return {ListStrategy::kMergeByKey, "uid"};
+  const api::ObjectDescription* object = nullptr;
+  for (const api::KindInfo* k : api::AllKinds()) {
+    if (k->kind == kind) object = api::Describe(*k).object;
   }
-  if (kind == "Namespace" && path.size() == 2 && path[0] == "status" && path[1] == "conditions") {
-    return {ListStrategy::kMergeByKey, "type"};
+  size_t i = 0;
+  if (object == nullptr) {
+    if (path.empty() || path[0] != "metadata") return {};
+    object = &api::ObjectMetaObject();
+    i = 1;
   }
-  return {};
+  const api::FieldDescription* field = nullptr;
+  for (; i < path.size(); ++i) {
+    field = object != nullptr ? object->Find(path[i]) : nullptr;
+    if (field == nullptr) return {};
+    object = field->object;
+  }
+  if (field == nullptr || !field->patch_merge) return {};
+  if (field->merge_key.empty()) return {ListStrategy::kPrimitiveSet, ""};
+  return {ListStrategy::kMergeByKey, std::string(field->merge_key)};
 }
 
 constexpr std::string_view kPatchDirective = "$patch";

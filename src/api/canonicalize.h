@@ -1,0 +1,18 @@
+// Internal: canonicalization of one JSON object against its description, for Canonicalize
+// (kinds.h, which also checks apiVersion and kind) and the typed decoders (codec.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/description.h"
+
+namespace tenure::api::internal {
+
+// Canonicalizes `in` (a JSON object) against `description` into `out`, ignoring apiVersion/kind
+// semantics. Returns "" on success, else the decode error text (a type error, or when `strict`,
+// 'strict decoding error: unknown field "spec.x", ...').
+std::string CanonicalizeObject(const ObjectDescription& description, const nlohmann::json& in,
+                               nlohmann::json& out, bool strict);
+
+}  // namespace tenure::api::internal

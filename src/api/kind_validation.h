@@ -1,0 +1,28 @@
+// Internal: the validation hooks of tenure's kinds (their KindValidation in description.h):
+// kube-apiserver's strategy Validate / ValidateUpdate of each kind, on canonical objects.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "api/validation.h"
+
+namespace tenure::api::internal {
+
+void ValidateLease(const nlohmann::json& object, FieldErrors& errs);
+// Reads only the old object's metadata.
+void ValidateLeaseUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                         FieldErrors& errs);
+void ValidateLeaseCandidate(const nlohmann::json& object, FieldErrors& errs);
+void ValidateLeaseCandidateUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                                  FieldErrors& errs);
+void ValidateConfigMap(const nlohmann::json& object, FieldErrors& errs);
+void ValidateConfigMapUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                             FieldErrors& errs);
+void ValidateNamespace(const nlohmann::json& object, FieldErrors& errs);
+void ValidateNamespaceUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                             FieldErrors& errs);
+void ValidateEvent(const nlohmann::json& object, FieldErrors& errs);
+void ValidateEventUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                         FieldErrors& errs);
+
+}  // namespace tenure::api::internal
