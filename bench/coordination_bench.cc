@@ -37,6 +37,8 @@
 #include <thread>
 #include <vector>
 
+#include "api/api_paths.h"
+#include "api/kinds.h"
 #include "api/time.h"
 #include "bench/bench_util.h"
 #include "client/kube_client.h"
@@ -238,7 +240,8 @@ struct Bench {
   // The lease's spec.renewTime, in ns since the epoch.
   std::optional<int64_t> LeaseRenewTime(const std::string& lease) {
     auto object = KubeClientOf(*cluster).Call(
-        "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/" + lease, nullptr, 5s);
+        "GET", tenure::api::ObjectPath(tenure::api::LeaseKind(), "v1", "default", lease), nullptr,
+        5s);
     if (!object.ok()) return std::nullopt;
     auto t = tenure::api::ParseTime(object->value("/spec/renewTime"_json_pointer, std::string()));
     if (!t) return std::nullopt;

@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "api/api_paths.h"
+#include "api/kinds.h"
 #include "bench/bench_util.h"
 #include "bench/etcd_cas.h"
 #include "client/http_connection.h"
@@ -49,7 +51,13 @@ using tenure::bench::Percentile;
 using tenure::bench::RssKiB;
 using tenure::bench::Step;
 
-constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+// The benchmark's Leases, in namespace default.
+std::string LeasesPath() {
+  return tenure::api::CollectionPath(tenure::api::LeaseKind(), "v1", "default");
+}
+std::string LeasePath(const std::string& name) {
+  return tenure::api::ObjectPath(tenure::api::LeaseKind(), "v1", "default", name);
+}
 
 struct Flags {
   int seconds = 5;
@@ -100,10 +108,10 @@ LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& 
         "Authorization: Bearer " + bench.token + "\r\nContent-Type: application/json\r\n";
     auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
     std::string name = name_prefix + std::to_string(clients) + "-" + std::to_string(i);
-    auto created = c->Request("POST", kLeases, headers, LeaseBody(name, name, ""));
+    auto created = c->Request("POST", LeasesPath(), headers, LeaseBody(name, name, ""));
     std::string rv(bench::JsonStringField(created.body, "resourceVersion"));
     if (created.status != 201 || rv.empty()) return nullptr;
-    std::string target = std::string(kLeases) + "/" + name;
+    std::string target = LeasePath(name);
     return [c, name, target, rv, headers](long n) mutable {
       auto reply =
           c->Request("PUT", target, headers, LeaseBody(name, name + "-" + std::to_string(n), rv));
@@ -119,7 +127,7 @@ LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& 
 // watcher has the event.
 void WatchFanOut(const Bench& bench, int watchers) {
   HttpConnection c(bench.endpoint);
-  auto created = c.Request("POST", kLeases, bench.Headers(), LeaseBody("fanout", "a", ""),
+  auto created = c.Request("POST", LeasesPath(), bench.Headers(), LeaseBody("fanout", "a", ""),
                            std::chrono::seconds(10));
   if (!created.ok() || created->status != 201) {
     std::printf("watch fan-out: setup failed\n");
@@ -134,8 +142,9 @@ void WatchFanOut(const Bench& bench, int watchers) {
     threads.emplace_back([&, i] {
       HttpConnection w(bench.endpoint);
       auto head = w.StartStream(
-          std::string(kLeases) +
-              "?watch=true&fieldSelector=metadata.name%3Dfanout&resourceVersion=" + rv,
+          tenure::api::WithQuery(LeasesPath(), {{"watch", "true"},
+                                                {"fieldSelector", "metadata.name=fanout"},
+                                                {"resourceVersion", rv}}),
           bench.Headers(), std::chrono::seconds(60));
       ++ready;
       if (!head.ok() || head->status != 200) return;
@@ -149,8 +158,8 @@ void WatchFanOut(const Bench& bench, int watchers) {
   while (ready.load() < watchers) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // watches registered server-side
   sent_ns = Clock::now().time_since_epoch().count();
-  auto reply = c.Request("PUT", std::string(kLeases) + "/fanout", bench.Headers(),
-                         LeaseBody("fanout", "b", rv), std::chrono::seconds(10));
+  auto reply = c.Request("PUT", LeasePath("fanout"), bench.Headers(), LeaseBody("fanout", "b", rv),
+                         std::chrono::seconds(10));
   for (auto& t : threads) t.join();
   std::vector<double> got;
   for (int i = 0; i < received.load(); ++i) got.push_back(arrival[static_cast<size_t>(i)]);
@@ -168,6 +177,7 @@ void ManyLeases(const Bench& bench, int leases, int server_pid) {
   long before = RssKiB(server_pid);
   constexpr int kWriters = 16;
   std::atomic<int> next{0}, failed{0};
+  const std::string path = LeasesPath();
   auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < kWriters; ++t) {
@@ -175,7 +185,7 @@ void ManyLeases(const Bench& bench, int leases, int server_pid) {
       HttpConnection c(bench.endpoint);
       for (int i = next++; i < leases; i = next++) {
         std::string name = "many-" + std::to_string(i);
-        auto r = c.Request("POST", kLeases, bench.Headers(), LeaseBody(name, "holder-" + name, ""),
+        auto r = c.Request("POST", path, bench.Headers(), LeaseBody(name, "holder-" + name, ""),
                            std::chrono::seconds(30));
         if (!r.ok() || r->status != 201) ++failed;
       }
@@ -185,7 +195,7 @@ void ManyLeases(const Bench& bench, int leases, int server_pid) {
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   HttpConnection c(bench.endpoint);
   auto list_start = Clock::now();
-  auto list = c.Request("GET", kLeases, bench.Headers(), "", std::chrono::seconds(120));
+  auto list = c.Request("GET", LeasesPath(), bench.Headers(), "", std::chrono::seconds(120));
   double list_ms = std::chrono::duration<double, std::milli>(Clock::now() - list_start).count();
   std::printf("%d leases stored in %.1fs (%d failed); list all: %.0f ms, %zu bytes\n", leases,
               elapsed, failed.load(), list_ms, list.ok() ? list->body.size() : 0);

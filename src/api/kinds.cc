@@ -53,4 +53,10 @@ const KindInfo* FindByKind(std::string_view group, std::string_view kind) {
   return nullptr;
 }
 
+const KindInfo& LeaseKind() { return internal::LeaseKind(); }
+const KindInfo& LeaseCandidateKind() { return internal::LeaseCandidateKind(); }
+const KindInfo& ConfigMapKind() { return internal::ConfigMapKind(); }
+const KindInfo& NamespaceKind() { return internal::NamespaceKind(); }
+const KindInfo& EventKind() { return internal::EventKind(); }
+
 }  // namespace tenure::api

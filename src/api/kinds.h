@@ -45,6 +45,12 @@ struct KindInfo {
 const std::vector<const KindInfo*>& AllKinds();
 const KindInfo* FindByResource(std::string_view group, std::string_view resource);
 const KindInfo* FindByKind(std::string_view group, std::string_view kind);
+// The registry's entries, for code that names the kind it works with (API paths, api_paths.h).
+const KindInfo& LeaseKind();
+const KindInfo& LeaseCandidateKind();
+const KindInfo& ConfigMapKind();
+const KindInfo& NamespaceKind();
+const KindInfo& EventKind();
 
 struct DecodeOptions {
   bool strict = false;  // fieldValidation=Strict: unknown or duplicate fields are an error

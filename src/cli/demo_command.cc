@@ -16,7 +16,9 @@
 #include <mutex>
 #include <thread>
 
+#include "api/api_paths.h"
 #include "api/codec.h"
+#include "api/kinds.h"
 #include "cli/demo_fleet.h"
 #include "cli/holder_timeline.h"
 #include "cli/inspect_commands.h"
@@ -185,7 +187,8 @@ class Demo {
     cluster_ = *cluster;
     client_ = ClusterAccess::SharedClient(*cluster_);
     json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
-    auto created = client_->Call("POST", "/api/v1/namespaces", &ns, 10s);
+    auto created =
+        client_->Call("POST", api::CollectionPath(api::NamespaceKind(), "v1", ""), &ns, 10s);
     if (!created.ok() && !created.status().IsAlreadyExists()) {
       return Fail("creating namespace demo: " + created.status().ToString());
     }

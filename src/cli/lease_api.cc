@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
+#include "api/api_paths.h"
+#include "api/kinds.h"
 #include "api/time.h"
-#include "api/url.h"
 #include "client/kube_client.h"
 #include "election/cluster_access.h"
 
@@ -14,13 +15,6 @@ namespace {
 
 using nlohmann::json;
 constexpr auto kCallTimeout = std::chrono::seconds(15);
-constexpr const char* kCoordination = "/apis/coordination.k8s.io";
-
-std::string Namespaced(const std::string& group_version, const std::string& ns,
-                       const std::string& resource) {
-  if (ns.empty()) return group_version + "/" + resource;
-  return group_version + "/namespaces/" + api::PercentEncode(ns) + "/" + resource;
-}
 
 }  // namespace
 
@@ -39,19 +33,19 @@ Result<json> LeaseApi::Call(const std::string& method, const std::string& path, 
 }
 
 std::string LeaseApi::LeasesPath(const std::string& ns) {
-  return Namespaced(std::string(kCoordination) + "/v1", ns, "leases");
+  return api::CollectionPath(api::LeaseKind(), "v1", ns);
 }
 
 Result<json> LeaseApi::ListLeases(const std::string& ns) { return Call("GET", LeasesPath(ns)); }
 
 Result<json> LeaseApi::GetLease(const std::string& ns, const std::string& name) {
-  return Call("GET", LeasesPath(ns) + "/" + api::PercentEncode(name));
+  return Call("GET", api::ObjectPath(api::LeaseKind(), "v1", ns, name));
 }
 
 Result<json> LeaseApi::ReplaceLease(const json& lease) {
   std::string ns = lease.value("/metadata/namespace"_json_pointer, std::string());
   std::string name = lease.value("/metadata/name"_json_pointer, std::string());
-  return Call("PUT", LeasesPath(ns) + "/" + api::PercentEncode(name), &lease);
+  return Call("PUT", api::ObjectPath(api::LeaseKind(), "v1", ns, name), &lease);
 }
 
 Result<std::string> LeaseApi::CandidateVersion() {
@@ -61,15 +55,15 @@ Result<std::string> LeaseApi::CandidateVersion() {
 }
 
 Result<json> LeaseApi::ListCandidates(const std::string& version, const std::string& ns) {
-  return Call("GET", Namespaced(std::string(kCoordination) + "/" + version, ns, "leasecandidates"));
+  return Call("GET", api::CollectionPath(api::LeaseCandidateKind(), version, ns));
 }
 
 Result<json> LeaseApi::ListEvents(const std::string& ns, const std::string& kind,
                                   const std::string& name) {
   std::string selector = "involvedObject.kind=" + kind + ",involvedObject.name=" + name +
                          ",involvedObject.namespace=" + ns;
-  auto list = Call("GET", Namespaced("/api/v1", ns, "events") +
-                              "?fieldSelector=" + api::PercentEncode(selector));
+  auto list = Call("GET", api::WithQuery(api::CollectionPath(api::EventKind(), "v1", ns),
+                                         {{"fieldSelector", selector}}));
   if (!list.ok()) return list.status();
   json items = list->value("items", json::array());
   auto when = [](const json& e) {

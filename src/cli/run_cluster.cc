@@ -5,7 +5,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "api/url.h"
+#include "api/api_paths.h"
+#include "api/kinds.h"
 #include "client/kube_client.h"
 #include "election/cluster_access.h"
 
@@ -15,6 +16,17 @@ namespace {
 
 constexpr auto kTimeout = std::chrono::seconds(10);
 
+// core/v1 Pods: not a kind tenure serves, but one `tenure run` reads on a real cluster.
+const api::KindInfo& PodKind() {
+  static const api::KindInfo pods{.group = "",
+                                  .versions = {"v1"},
+                                  .kind = "Pod",
+                                  .list_kind = "PodList",
+                                  .resource = "pods",
+                                  .singular = "pod"};
+  return pods;
+}
+
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -23,7 +35,8 @@ std::string Env(const char* name) {
 }  // namespace
 
 Result<bool> ServesLeases(Cluster& cluster) {
-  auto list = KubeClientOf(cluster).Call("GET", "/apis/coordination.k8s.io/v1", nullptr, kTimeout);
+  auto list = KubeClientOf(cluster).Call("GET", api::GroupVersionPath(api::LeaseKind(), "v1"),
+                                         nullptr, kTimeout);
   if (!list.ok()) {
     if (list.status().IsNotFound()) return false;
     return list.status();
@@ -44,11 +57,8 @@ PodRef FindOwnPod(const Cluster& cluster) {
 }
 
 Result<bool> PodIsReady(Cluster& cluster, const PodRef& pod) {
-  auto object =
-      KubeClientOf(cluster).Call("GET",
-                                 "/api/v1/namespaces/" + api::PercentEncode(pod.namespace_) +
-                                     "/pods/" + api::PercentEncode(pod.name),
-                                 nullptr, kTimeout);
+  auto object = KubeClientOf(cluster).Call(
+      "GET", api::ObjectPath(PodKind(), "v1", pod.namespace_, pod.name), nullptr, kTimeout);
   if (!object.ok()) return object.status();
   const auto& status = object->value("status", nlohmann::json::object());
   for (const auto& condition : status.value("conditions", nlohmann::json::array())) {

@@ -1,6 +1,8 @@
 // EventRecorder: best-effort core/v1 Events, queued and posted by one background thread.
 #include "client/event_recorder.h"
 
+#include "api/api_paths.h"
+#include "api/kinds.h"
 #include "api/time.h"
 #include "client/kube_client.h"
 
@@ -64,8 +66,8 @@ void EventRecorder::Send(std::stop_token stop) {
     json event = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    std::string path =
-        "/api/v1/namespaces/" + event["metadata"]["namespace"].get<std::string>() + "/events";
+    std::string path = api::CollectionPath(api::EventKind(), "v1",
+                                           event["metadata"]["namespace"].get<std::string>());
     (void)client_->Call("POST", path, &event, std::chrono::seconds(5));
     lock.lock();
   }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "api/api_paths.h"
 #include "api/status_object.h"
 #include "client/watch_multiplexer.h"
 
@@ -137,9 +138,8 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
     auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
     // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
     // gives up in time and shares the time among etcd members instead of hanging on one.
-    std::string target = config_.path_prefix + path +
-                         (path.find('?') == std::string::npos ? "?" : "&") +
-                         "timeout=" + std::to_string(ms.count()) + "ms";
+    std::string target = config_.path_prefix +
+                         api::WithQuery(path, {{"timeout", std::to_string(ms.count()) + "ms"}});
     reply = pooled.connection->Request(method, target, Headers(body ? content_type : ""),
                                        body ? body->dump() : "", ms);
     if (reply.ok()) {
@@ -184,8 +184,8 @@ std::unique_ptr<Subscription> KubeClient::WatchCollection(const std::string& col
 Result<std::string> ServedLeaseCandidateVersion(KubeClient& client,
                                                 std::chrono::nanoseconds timeout) {
   for (const char* version : {"v1beta1", "v1alpha2"}) {
-    auto resources =
-        client.Call("GET", std::string("/apis/coordination.k8s.io/") + version, nullptr, timeout);
+    auto resources = client.Call("GET", api::GroupVersionPath(api::LeaseCandidateKind(), version),
+                                 nullptr, timeout);
     if (resources.status().IsNotFound()) continue;
     if (!resources.ok()) return resources.status();
     for (const nlohmann::json& r : resources->value("resources", nlohmann::json::array())) {

@@ -1,18 +1,9 @@
-// ParseResourceVersion, ResourceVersionOf and KnownOlder: ordering versions of one object.
+// ResourceVersionOf and KnownOlder: ordering versions of one object.
 #include "client/resource_version.h"
 
-#include <charconv>
 #include <nlohmann/json.hpp>
 
 namespace tenure::client {
-
-std::optional<uint64_t> ParseResourceVersion(std::string_view text) {
-  uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
 
 std::optional<uint64_t> ResourceVersionOf(const nlohmann::json& object) {
   if (!object.is_object()) return std::nullopt;

@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
-#include <string_view>
+
+#include "api/resource_version.h"
 
 namespace tenure::client {
 
 // The resourceVersion as an integer; nullopt when it is empty or not a decimal integer.
-std::optional<uint64_t> ParseResourceVersion(std::string_view text);
+using api::ParseResourceVersion;
 // The object's metadata.resourceVersion as an integer (see ParseResourceVersion).
 std::optional<uint64_t> ResourceVersionOf(const nlohmann::json& object);
 // True only when both versions are known and `a` is the older one.

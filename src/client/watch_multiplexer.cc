@@ -7,7 +7,7 @@
 #include <set>
 #include <thread>
 
-#include "api/url.h"
+#include "api/api_paths.h"
 
 namespace tenure::client {
 
@@ -169,9 +169,10 @@ class CollectionWatch {
       }
       client_.CountRequest();
       std::string target =
-          client_.config().path_prefix + path_ +
-          "?watch=true&allowWatchBookmarks=true&timeoutSeconds=1800&resourceVersion=" +
-          api::PercentEncode(rv);
+          client_.config().path_prefix + api::WithQuery(path_, {{"watch", "true"},
+                                                                {"allowWatchBookmarks", "true"},
+                                                                {"timeoutSeconds", "1800"},
+                                                                {"resourceVersion", rv}});
       auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
       bool healthy = head.ok() && head->status == 200;
       // A replica that cannot start the stream is treated as failed (not when we interrupted it).

@@ -4,9 +4,10 @@
 #include <thread>
 #include <vector>
 
+#include "api/api_paths.h"
 #include "api/codec.h"
+#include "api/kinds.h"
 #include "api/time.h"
-#include "api/url.h"
 
 namespace tenure::coordination {
 
@@ -15,9 +16,13 @@ using nlohmann::json;
 namespace {
 
 constexpr auto kCallTimeout = std::chrono::seconds(10);
-constexpr const char* kLeasesPath = "/apis/coordination.k8s.io/v1/leases";
+constexpr std::string_view kLeaseVersion = "v1";
 const std::string kGarbageCollection = "";  // the queue key of the periodic GC
 
+// Direct reads for what runs on every Lease event of the cluster (OnLease: the lease's key and a
+// filter over the whole candidate cache; Reconcile's filter): a typed decode there would
+// canonicalize the lease and every cached candidate once per renewal of any Lease. Everything
+// else reads candidates and leases through the typed codec (api/codec.h).
 std::string Namespace(const json& object) {
   return object.value("/metadata/namespace"_json_pointer, std::string());
 }
@@ -27,20 +32,16 @@ std::string Name(const json& object) {
 std::string LeaseNameOf(const json& candidate) {
   return candidate.value("/spec/leaseName"_json_pointer, std::string());
 }
-std::string LeasePath(const std::string& ns) {
-  return "/apis/coordination.k8s.io/v1/namespaces/" + api::PercentEncode(ns) + "/leases";
-}
-// COLLECTION/NAME with the name encoded.
-std::string ItemPath(const std::string& collection, const std::string& name) {
-  return collection + "/" + api::PercentEncode(name);
+
+// The queue key of the lease a candidate runs for: "namespace/leaseName".
+std::string LeaseKey(const api::LeaseCandidate& candidate) {
+  return candidate.metadata.namespace_ + "/" + candidate.spec.lease_name;
 }
 
 // A candidate's change caused by our own ping (pingTime newer than renewTime) needs no
 // reconcile: the ack will bring one.
-bool AwaitsAck(const json& candidate) {
-  auto ping = api::ParseTime(candidate.value("/spec/pingTime"_json_pointer, std::string()));
-  auto renew = api::ParseTime(candidate.value("/spec/renewTime"_json_pointer, std::string()));
-  return ping && (!renew || *renew < *ping);
+bool AwaitsAck(const api::LeaseCandidateSpec& spec) {
+  return spec.ping_time && (!spec.renew_time || *spec.renew_time < *spec.ping_time);
 }
 
 }  // namespace
@@ -55,20 +56,18 @@ Reconciler::Reconciler(std::shared_ptr<client::KubeClient> client, ReconcilerOpt
 
 Reconciler::~Reconciler() = default;
 
-std::string Reconciler::CandidatesPath(const std::string& ns) const {
-  std::string base = "/apis/coordination.k8s.io/" + options_.candidate_version;
-  return ns.empty() ? base + "/leasecandidates"
-                    : base + "/namespaces/" + api::PercentEncode(ns) + "/leasecandidates";
+std::string Reconciler::CandidatePath(const std::string& ns, const std::string& name) const {
+  return api::ObjectPath(api::LeaseCandidateKind(), options_.candidate_version, ns, name);
 }
 
 void Reconciler::Run(std::stop_token stop) {
   candidates_ = std::make_unique<client::Informer>(
-      *client_, CandidatesPath(""),
+      *client_, api::CollectionPath(api::LeaseCandidateKind(), options_.candidate_version, ""),
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
   // Every Lease of the cluster, read only for managed ones: kept as text (memory). Candidates
   // are few and filtered on every Lease event: kept parsed.
   leases_ = std::make_unique<client::Informer>(
-      *client_, kLeasesPath,
+      *client_, api::CollectionPath(api::LeaseKind(), kLeaseVersion, ""),
       [this](const std::string& type, const json& object) { OnLease(type, object); },
       client::Informer::Keep::kText);
   ready_ = true;
@@ -94,8 +93,10 @@ void Reconciler::OnCandidate(const std::string& type, const json& object) {
   if (type == "SYNCED") return OnSynced();
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
   if (!candidates_->synced() || !leases_->synced()) return;  // OnSynced queues all
-  if (type == "MODIFIED" && AwaitsAck(object)) return;
-  queue_.Add(Namespace(object) + "/" + LeaseNameOf(object));
+  auto candidate = api::LeaseCandidateFromJson(object);
+  if (!candidate.ok()) return;  // Reconcile skips it too
+  if (type == "MODIFIED" && AwaitsAck(candidate->spec)) return;
+  queue_.Add(LeaseKey(*candidate));
 }
 
 void Reconciler::OnLease(const std::string& type, const json& object) {
@@ -116,7 +117,11 @@ void Reconciler::OnLease(const std::string& type, const json& object) {
 void Reconciler::OnSynced() {
   if (!ready_ || !candidates_->synced() || !leases_->synced()) return;
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
-  for (const json& c : candidates_->List()) queue_.Add(Namespace(c) + "/" + LeaseNameOf(c));
+  for (const json& c : candidates_->List()) {
+    if (auto candidate = api::LeaseCandidateFromJson(c); candidate.ok()) {
+      queue_.Add(LeaseKey(*candidate));
+    }
+  }
   queue_.Add(kGarbageCollection);
 }
 
@@ -179,7 +184,7 @@ void Reconciler::SendPings(const std::string& ns, const std::string& lease,
     if (!object) continue;
     (*object)["spec"]["pingTime"] = now;
     pings.emplace_back([this, ns, name, object = std::move(*object)] {
-      auto reply = client_->Call("PUT", ItemPath(CandidatesPath(ns), name), &object, kCallTimeout);
+      auto reply = client_->Call("PUT", CandidatePath(ns, name), &object, kCallTimeout);
       if (reply.ok()) {
         ++metrics_.pings;
         candidates_->Remember(*reply);
@@ -199,18 +204,24 @@ Status Reconciler::WriteLease(const std::string& ns, const std::string& name,
                               const LeaseWrite& write) {
   json object;
   if (write.create) {
-    object = {{"apiVersion", "coordination.k8s.io/v1"},
-              {"kind", "Lease"},
-              {"metadata", {{"name", name}, {"namespace", ns}}}};
+    api::Lease lease;
+    lease.metadata.name = name;
+    lease.metadata.namespace_ = ns;
+    lease.spec = write.spec;
+    object = api::ToJson(lease);
   } else {
+    // The server's object with the new spec: its metadata (and any field a newer server adds)
+    // is sent back as it came; metadata.resourceVersion makes the write a compare-and-swap.
     auto cached = leases_->Get(ns, name);
     if (!cached) return Status::Conflict("the lease vanished from the cache");
-    object = std::move(*cached);  // keeps metadata.resourceVersion: a compare-and-swap
+    object = std::move(*cached);
+    object["spec"] = api::ToJson(write.spec);
   }
-  object["spec"] = api::ToJson(write.spec);
-  auto reply = write.create
-                   ? client_->Call("POST", LeasePath(ns), &object, kCallTimeout)
-                   : client_->Call("PUT", ItemPath(LeasePath(ns), name), &object, kCallTimeout);
+  const api::KindInfo& kind = api::LeaseKind();
+  auto reply = write.create ? client_->Call("POST", api::CollectionPath(kind, kLeaseVersion, ns),
+                                            &object, kCallTimeout)
+                            : client_->Call("PUT", api::ObjectPath(kind, kLeaseVersion, ns, name),
+                                            &object, kCallTimeout);
   if (!reply.ok()) return reply.status();
   leases_->Remember(*reply);
   return Status::Ok();
@@ -238,8 +249,9 @@ void Reconciler::Notify(const std::string& ns, const std::string& name, const De
   if (decision.kind == Decision::Kind::kStrategyConflict) ++metrics_.strategy_conflicts;
   if (options_.log) options_.log("lease " + key + ": " + notice);
   std::string uid;
-  if (auto lease = leases_->Get(ns, name))
-    uid = lease->value("/metadata/uid"_json_pointer, std::string());
+  if (auto object = leases_->Get(ns, name)) {
+    if (auto lease = api::LeaseFromJson(*object); lease.ok()) uid = std::move(lease->metadata.uid);
+  }
   for (const DecisionEvent& e : decision.events) {
     events_.Record({"coordination.k8s.io/v1", "Lease", ns, name, uid}, e.type, e.reason, e.message);
   }
@@ -256,25 +268,27 @@ void Reconciler::Retry(const std::string& key) {
 // deleted only at that resourceVersion, so a candidate renewing meanwhile survives.
 void Reconciler::CollectGarbage() {
   api::Timestamp now = options_.clock->wall_now();
-  auto expired = [&](const json& c) {
-    auto renew = api::ParseTime(c.value("/spec/renewTime"_json_pointer, std::string()));
+  auto expired = [&](const api::LeaseCandidate& c) {
+    const auto& renew = c.spec.renew_time;
     return !renew || *renew + options_.timings.candidate_expiry < now;
   };
-  for (const json& cached : candidates_->List(expired)) {
-    std::string path = ItemPath(CandidatesPath(Namespace(cached)), Name(cached));
-    auto current = client_->Call("GET", path, nullptr, kCallTimeout);
+  for (const json& object : candidates_->List()) {
+    auto cached = api::LeaseCandidateFromJson(object);
+    if (!cached.ok() || !expired(*cached)) continue;
+    const std::string& ns = cached->metadata.namespace_;
+    const std::string& name = cached->metadata.name;
+    std::string path = CandidatePath(ns, name);
+    auto reply = client_->Call("GET", path, nullptr, kCallTimeout);
+    if (!reply.ok()) continue;
+    auto current = api::LeaseCandidateFromJson(*reply);
     if (!current.ok() || !expired(*current)) continue;
     json options = {{"apiVersion", "v1"},
                     {"kind", "DeleteOptions"},
-                    {"preconditions",
-                     {{"resourceVersion",
-                       current->value("/metadata/resourceVersion"_json_pointer, std::string())}}}};
+                    {"preconditions", {{"resourceVersion", current->metadata.resource_version}}}};
     auto deleted = client_->Call("DELETE", path, &options, kCallTimeout);
     if (deleted.ok()) {
       ++metrics_.candidates_collected;
-      if (options_.log) {
-        options_.log("deleted expired LeaseCandidate " + Namespace(cached) + "/" + Name(cached));
-      }
+      if (options_.log) options_.log("deleted expired LeaseCandidate " + ns + "/" + name);
     } else if (!deleted.status().IsNotFound() && !deleted.status().IsConflict()) {
       ++metrics_.errors;
     }

@@ -65,7 +65,8 @@ class Reconciler {
               bool written);
   void Retry(const std::string& key);
   void CollectGarbage();
-  std::string CandidatesPath(const std::string& ns) const;
+  // The LeaseCandidate `name` in `ns` at the served version.
+  std::string CandidatePath(const std::string& ns, const std::string& name) const;
 
   std::shared_ptr<client::KubeClient> client_;
   ReconcilerOptions options_;

@@ -4,7 +4,7 @@
 // One worker thread does every write. The watch handler only queues events and wakes it, so a
 // slow server never blocks the shared watch thread. The candidate object is kept as the JSON the
 // server last returned (unknown fields survive an update) and written back with its
-// resourceVersion.
+// resourceVersion; what the registrar reads of it comes from the typed codec (api/codec.h).
 #include <algorithm>
 #include <deque>
 #include <mutex>
@@ -12,10 +12,11 @@
 #include <optional>
 #include <thread>
 
+#include "api/api_paths.h"
 #include "api/codec.h"
 #include "api/kinds.h"
+#include "api/resource_version.h"
 #include "api/time.h"
-#include "api/url.h"
 #include "client/kube_client.h"
 #include "client/resource_version.h"
 #include "election/cluster_access.h"
@@ -27,26 +28,17 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kGroupPath = "/apis/coordination.k8s.io/";
-
-std::optional<api::Timestamp> SpecTime(const json& object, const char* field) {
-  const json spec = object.value("spec", json::object());
-  auto it = spec.find(field);
-  if (it == spec.end() || !it->is_string()) return std::nullopt;
-  return api::ParseTime(it->get<std::string>());
-}
-
-std::string Uid(const json& object) {
-  return object.value("/metadata/uid"_json_pointer, std::string());
-}
-
 // A ping not yet answered: pingTime strictly after renewTime (as client-go decides it).
-bool PingPending(const json& object) {
-  auto ping = SpecTime(object, "pingTime");
-  if (!ping) return false;
-  auto renew = SpecTime(object, "renewTime");
-  return !renew || *ping > *renew;
+bool PingPending(const api::LeaseCandidateSpec& spec) {
+  return spec.ping_time && (!spec.renew_time || *spec.ping_time > *spec.renew_time);
 }
+
+// A candidate as the server sent it, and its fields as the typed codec reads them. The JSON is
+// what gets written back: fields this code does not know (a newer server's) survive an update.
+struct Seen {
+  json object;
+  api::LeaseCandidate fields;
+};
 
 }  // namespace
 
@@ -72,11 +64,13 @@ Status ValidateCandidateOptions(const CandidateOptions& o) {
 struct CandidateRegistrar::State {
   std::shared_ptr<Cluster> cluster;
   CandidateOptions options;
-  std::string api_version;  // "coordination.k8s.io/v1beta1"
-  std::string collection;   // ".../namespaces/NS/leasecandidates"
+  std::string served_version;  // "v1beta1"
+  std::string api_version;     // "coordination.k8s.io/v1beta1"
+  std::string collection;      // ".../namespaces/NS/leasecandidates"
+  std::string object_path;     // collection + "/IDENTITY"
 
   mutable std::mutex mu;
-  std::optional<json> cached;  // the candidate as last read or written by us
+  std::optional<Seen> cached;  // the candidate as last read or written by us
   struct WatchEvent {
     std::string type;
     json object;
@@ -92,7 +86,6 @@ struct CandidateRegistrar::State {
   std::jthread worker;
 
   Clock& clock() const { return *options.clock; }
-  std::string ObjectPath() const { return collection + "/" + api::PercentEncode(options.identity); }
 
   Result<json> Call(const std::string& method, const std::string& path, const json* body) {
     auto reply = KubeClientOf(*cluster).Call(method, path, body, options.request_timeout);
@@ -110,9 +103,20 @@ struct CandidateRegistrar::State {
     return reply;
   }
 
-  void Remember(const json& object) {
+  // The server's object with its fields; Internal when the typed codec cannot read it.
+  Result<Seen> Decode(json object) const {
+    auto fields = api::LeaseCandidateFromJson(object);
+    if (!fields.ok()) {
+      return Status::Internal(
+          "LeaseCandidate " + options.identity +
+          ": the server sent an object that cannot be read: " + fields.status().message());
+    }
+    return Seen{std::move(object), std::move(*fields)};
+  }
+
+  void Remember(const Seen& seen) {
     std::lock_guard lock(mu);
-    cached = object;
+    cached = seen;
   }
 
   json NewObject() const {
@@ -124,17 +128,13 @@ struct CandidateRegistrar::State {
     c.spec.emulation_version = options.emulation_version;
     c.spec.strategy = options.strategy;
     c.spec.renew_time = api::TruncateToMicros(clock().wall_now());
-    std::string version = api_version.substr(api_version.find('/') + 1);
-    return api::ToJson(c, version);
+    return api::ToJson(c, served_version);
   }
 
   // Whether an existing candidate is the one we would create (else it is replaced at start).
-  bool Matches(const json& object) const {
-    const json spec = object.value("spec", json::object());
-    return spec.value("leaseName", "") == options.lease_name &&
-           spec.value("binaryVersion", "") == options.binary_version &&
-           spec.value("emulationVersion", "") == options.emulation_version &&
-           spec.value("strategy", "") == options.strategy;
+  bool Matches(const api::LeaseCandidateSpec& spec) const {
+    return spec.lease_name == options.lease_name && spec.binary_version == options.binary_version &&
+           spec.emulation_version == options.emulation_version && spec.strategy == options.strategy;
   }
 
   // Creates the candidate; AlreadyExists is returned to the caller.
@@ -142,17 +142,19 @@ struct CandidateRegistrar::State {
     json object = NewObject();
     auto created = Call("POST", collection, &object);
     if (!created.ok()) return created.status();
-    Remember(*created);
+    auto seen = Decode(std::move(*created));
+    if (!seen.ok()) return seen.status();
+    Remember(*seen);
     return Status::Ok();
   }
 
   // Brings the candidate to "exists; renewed now if `renew`, or if a ping is pending". `seen`
   // is the latest known object (nullopt: read it first). Conflicts re-read and retry;
   // a vanished candidate is created again.
-  Status Converge(std::optional<json> seen, bool renew) {
+  Status Converge(std::optional<Seen> seen, bool renew) {
     for (int attempt = 0; attempt < 5; ++attempt) {
       if (!seen) {
-        auto got = Call("GET", ObjectPath(), nullptr);
+        auto got = Call("GET", object_path, nullptr);
         if (got.status().IsNotFound()) {
           Status s = Create();
           if (s.IsAlreadyExists()) continue;  // created meanwhile: read it
@@ -163,20 +165,26 @@ struct CandidateRegistrar::State {
           return s;
         }
         if (!got.ok()) return got.status();
-        Remember(*got);
-        seen = std::move(*got);
+        auto decoded = Decode(std::move(*got));
+        if (!decoded.ok()) return decoded.status();
+        Remember(*decoded);
+        seen = std::move(*decoded);
       }
-      bool ack = PingPending(*seen);
+      const api::LeaseCandidateSpec& spec = seen->fields.spec;
+      bool ack = PingPending(spec);
       if (!renew && !ack) return Status::Ok();
       api::Timestamp renew_time = api::TruncateToMicros(clock().wall_now());
-      if (auto ping = SpecTime(*seen, "pingTime"); ack && ping && *ping > renew_time) {
-        renew_time = *ping;  // our clock is behind the controller's: still answer once
+      if (ack && spec.ping_time && *spec.ping_time > renew_time) {
+        renew_time = *spec.ping_time;  // our clock is behind the controller's: still answer once
       }
-      json object = *seen;
+      // One field changed in the server's own object (not re-encoded from `fields`).
+      json object = seen->object;
       object["spec"]["renewTime"] = api::FormatMicroTime(renew_time);
-      auto written = Call("PUT", ObjectPath(), &object);
+      auto written = Call("PUT", object_path, &object);
       if (written.ok()) {
-        Remember(*written);
+        auto decoded = Decode(std::move(*written));
+        if (!decoded.ok()) return decoded.status();
+        Remember(*decoded);
         std::lock_guard lock(mu);
         ++(ack ? stats.acks : stats.renewals);
         return Status::Ok();
@@ -195,18 +203,20 @@ struct CandidateRegistrar::State {
     for (int attempt = 0; attempt < 5; ++attempt) {
       Status s = Create();
       if (!s.IsAlreadyExists()) return s;
-      auto existing = Call("GET", ObjectPath(), nullptr);
-      if (existing.status().IsNotFound()) continue;
+      auto got = Call("GET", object_path, nullptr);
+      if (got.status().IsNotFound()) continue;
+      if (!got.ok()) return got.status();
+      auto existing = Decode(std::move(*got));
       if (!existing.ok()) return existing.status();
-      if (Matches(*existing)) {
+      if (Matches(existing->fields.spec)) {
         Remember(*existing);
-        return Converge(*existing, /*renew=*/true);
+        return Converge(std::move(*existing), /*renew=*/true);
       }
       // Versions are never changed in place: the old candidate goes, ours is created.
       json options_body = {{"apiVersion", "v1"},
                            {"kind", "DeleteOptions"},
-                           {"preconditions", {{"uid", Uid(*existing)}}}};
-      auto deleted = Call("DELETE", ObjectPath(), &options_body);
+                           {"preconditions", {{"uid", existing->fields.metadata.uid}}}};
+      auto deleted = Call("DELETE", object_path, &options_body);
       if (!deleted.ok() && !deleted.status().IsNotFound() && !deleted.status().IsConflict()) {
         return deleted.status();
       }
@@ -219,9 +229,11 @@ struct CandidateRegistrar::State {
     auto version =
         client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), options.request_timeout);
     if (!version.ok()) return version.status();
-    api_version = "coordination.k8s.io/" + *version;
-    collection = std::string(kGroupPath) + *version + "/namespaces/" +
-                 api::PercentEncode(options.namespace_) + "/leasecandidates";
+    const api::KindInfo& kind = api::LeaseCandidateKind();
+    served_version = *version;
+    api_version = kind.api_version(*version);
+    collection = api::CollectionPath(kind, *version, options.namespace_);
+    object_path = api::ObjectPath(kind, *version, options.namespace_, options.identity);
     return Status::Ok();
   }
 
@@ -242,22 +254,27 @@ struct CandidateRegistrar::State {
 
   // Handles one watch event; returns a failure to retry later by polling.
   Status Handle(const WatchEvent& event) {
-    std::optional<json> current;
+    std::optional<Seen> current;
     {
       std::lock_guard lock(mu);
       current = cached;
     }
+    auto seen = Decode(event.object);
+    if (!seen.ok()) return seen.status();
+    const api::ObjectMeta& meta = seen->fields.metadata;
     if (event.type == "DELETED") {
       // A relist reports a deletion by name only; a uid names which incarnation went.
-      std::string uid = Uid(event.object);
-      if (current && !uid.empty() && uid != Uid(*current)) return Status::Ok();  // an old one
+      if (current && !meta.uid.empty() && meta.uid != current->fields.metadata.uid) {
+        return Status::Ok();  // an old one
+      }
       return Converge(std::nullopt, /*renew=*/false);  // reads NotFound and creates it again
     }
-    if (current && client::KnownOlder(client::ResourceVersionOf(event.object),
-                                      client::ResourceVersionOf(*current)))
+    if (current &&
+        client::KnownOlder(api::ParseResourceVersion(meta.resource_version),
+                           api::ParseResourceVersion(current->fields.metadata.resource_version)))
       return Status::Ok();
-    Remember(event.object);
-    return Converge(event.object, /*renew=*/false);
+    Remember(*seen);
+    return Converge(std::move(*seen), /*renew=*/false);
   }
 
   void Loop(std::stop_token stop) {
@@ -290,12 +307,12 @@ struct CandidateRegistrar::State {
       }
       Clock::TimePoint now = clock().now();
       if (now >= renew_at) {
-        std::optional<json> current;
+        std::optional<Seen> current;
         {
           std::lock_guard lock(mu);
           current = cached;
         }
-        bool ok = Converge(current, /*renew=*/true).ok();
+        bool ok = Converge(std::move(current), /*renew=*/true).ok();
         renew_at = now + (ok ? options.renew_interval : options.retry_period);
       } else if (now >= check_at) {
         check_at = kNever;
@@ -365,13 +382,13 @@ Status CandidateRegistrar::Stop() {
   std::string uid;
   {
     std::lock_guard lock(st.mu);
-    if (st.cached) uid = Uid(*st.cached);
+    if (st.cached) uid = st.cached->fields.metadata.uid;
   }
   // Only the incarnation we know: a candidate of the same name registered by a newer process
   // stays.
   json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (!uid.empty()) body["preconditions"] = {{"uid", uid}};
-  auto deleted = st.Call("DELETE", st.ObjectPath(), &body);
+  auto deleted = st.Call("DELETE", st.object_path, &body);
   Status result = deleted.ok() || deleted.status().IsNotFound() ? Status::Ok() : deleted.status();
   std::lock_guard lock(st.mu);
   st.stop_result = result;

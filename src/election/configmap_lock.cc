@@ -1,4 +1,5 @@
 // ConfigMapLock: the record as JSON in the annotation control-plane.alpha.kubernetes.io/leader.
+#include "api/codec.h"
 #include "election/kube_object_lock.h"
 #include "election/leader_annotation.h"
 
@@ -10,31 +11,28 @@ namespace {
 
 class ConfigMapLock final : public KubeObjectLock {
  public:
-  using KubeObjectLock::KubeObjectLock;
+  ConfigMapLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
+      : KubeObjectLock(std::move(cluster), std::move(options), api::ConfigMapKind(), "v1") {}
 
  protected:
-  std::string CollectionPath() const override {
-    return "/api/v1/namespaces/" + options().namespace_ + "/configmaps";
-  }
-  std::string Kind() const override { return "ConfigMap"; }
-  std::string ApiVersion() const override { return "v1"; }
-
   json NewObject(const LeaderElectionRecord& record) const override {
-    json object = {{"apiVersion", "v1"},
-                   {"kind", "ConfigMap"},
-                   {"metadata", {{"name", options().name}, {"namespace", options().namespace_}}}};
-    PutRecord(object, record);
-    return object;
+    api::ConfigMap configmap;
+    configmap.metadata.name = options().name;
+    configmap.metadata.namespace_ = options().namespace_;
+    configmap.metadata.annotations[kLeaderAnnotation] = FormatLeaderAnnotation(record);
+    return api::ToJson(configmap);
   }
 
+  // Into the object as the server returned it: its data and other annotations stay as they are.
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
     object["metadata"]["annotations"][kLeaderAnnotation] = FormatLeaderAnnotation(r);
   }
 
   Result<ObservedRecord> ReadRecord(const json& object) const override {
+    auto version = VersionOf(object);
+    if (!version.ok()) return version.status();
     ObservedRecord out;
-    out.version =
-        std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
+    out.version = *version;
     std::string text;
     if (auto a = object.find("metadata"); a != object.end()) {
       if (auto ann = a->find("annotations"); ann != a->end() && ann->is_object()) {

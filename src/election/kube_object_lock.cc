@@ -1,6 +1,9 @@
 // KubeObjectLock: what LeaseLock and ConfigMapLock share: get, create, update, watch, events.
 #include "election/kube_object_lock.h"
 
+#include "api/api_paths.h"
+#include "api/codec.h"
+#include "api/resource_version.h"
 #include "client/resource_version.h"
 #include "election/cluster_access.h"
 
@@ -8,31 +11,58 @@ namespace tenure {
 
 using nlohmann::json;
 
-KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
+KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options,
+                               const api::KindInfo& kind, std::string version)
     : cluster_(std::move(cluster)),
       options_(std::move(options)),
+      kind_(kind),
+      version_(std::move(version)),
       events_(ClusterAccess::SharedClient(*cluster_), "tenure", options_.identity) {
   if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
+  collection_path_ = api::CollectionPath(kind_, version_, options_.namespace_);
+  object_path_ = api::ObjectPath(kind_, version_, options_.namespace_, options_.name);
 }
 
 KubeObjectLock::~KubeObjectLock() = default;
 
+Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
+  if (!object.is_object()) {
+    return Status::Internal(std::string(kind_.kind) + " " + Describe() +
+                            ": the server sent a reply that is not a JSON object");
+  }
+  const json* rv = nullptr;
+  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+    if (auto it = meta->find("resourceVersion"); it != meta->end()) rv = &*it;
+  }
+  if (rv == nullptr) return int64_t{0};
+  std::optional<uint64_t> version;
+  if (rv->is_string()) version = api::ParseResourceVersion(rv->get_ref<const std::string&>());
+  if (!version || *version > uint64_t{INT64_MAX}) {
+    return Status::Internal(std::string(kind_.kind) + " " + Describe() +
+                            ": the server sent metadata.resourceVersion " + rv->dump() +
+                            ", which is not a decimal integer of at most 9223372036854775807 (a "
+                            "lock's version orders its writes and is its leader's fencing token)");
+  }
+  return static_cast<int64_t>(*version);
+}
+
 Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
   auto record = ReadRecord(object);
+  if (!record.ok()) return record;
   std::lock_guard lock(mu_);
   cached_ = object;
   return record;
 }
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
-  auto object = KubeClientOf(*cluster_).Call("GET", ObjectPath(), nullptr, timeout);
+  auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout);
   if (!object.ok()) return object.status();
   return Remember(*object);
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   json object = NewObject(record);
-  auto created = KubeClientOf(*cluster_).Call("POST", CollectionPath(), &object, timeout);
+  auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
   if (!created.ok()) return created.status();
   return Remember(*created);
 }
@@ -45,7 +75,7 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
     object = *cached_;
   }
   PutRecord(object, record);  // keeps metadata.resourceVersion: a compare-and-swap
-  auto updated = KubeClientOf(*cluster_).Call("PUT", ObjectPath(), &object, timeout);
+  auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &object, timeout);
   if (!updated.ok()) return updated.status();
   return Remember(*updated);
 }
@@ -71,7 +101,7 @@ class SubscriptionWatch final : public LockWatch {
 std::unique_ptr<LockWatch> KubeObjectLock::Watch(
     std::function<void(const ObservedRecord&)> on_change) {
   auto subscription = KubeClientOf(*cluster_).WatchObject(
-      CollectionPath(), options_.name,
+      collection_path_, options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
         if (type == "DELETED") {
           ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees
@@ -88,13 +118,16 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
 
 void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view message) {
   if (!options_.publish_events) return;
-  std::string uid;
+  json metadata;
   {
     std::lock_guard lock(mu_);
-    if (cached_) uid = cached_->value("/metadata/uid"_json_pointer, std::string());
+    if (cached_) metadata = cached_->value("metadata", json());  // an object (see VersionOf)
   }
-  events_.Record({ApiVersion(), Kind(), options_.namespace_, options_.name, uid}, "Normal", reason,
-                 message);
+  std::string uid;
+  if (auto meta = api::ObjectMetaFromJson(metadata); meta.ok()) uid = std::move(meta->uid);
+  events_.Record({kind_.api_version(version_), std::string(kind_.kind), options_.namespace_,
+                  options_.name, uid},
+                 "Normal", reason, message);
 }
 
 }  // namespace tenure

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "api/kinds.h"
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
 #include "tenure/kube_locks.h"
@@ -19,7 +20,6 @@ namespace tenure {
 
 class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObjectLock> {
  public:
-  KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);
   ~KubeObjectLock() override;
 
   Result<ObservedRecord> Get(Timeout timeout) override;
@@ -31,25 +31,32 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   void RecordEvent(std::string_view reason, std::string_view message) override;
 
  protected:
-  // "/apis/coordination.k8s.io/v1/namespaces/NS/leases"
-  virtual std::string CollectionPath() const = 0;
+  // The record lives in the object `options.name` of `kind` (at apiVersion `version`).
+  KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options,
+                 const api::KindInfo& kind, std::string version);
+
   // A new object holding `record`.
   virtual nlohmann::json NewObject(const LeaderElectionRecord& record) const = 0;
   // Writes `record` into an existing object.
   virtual void PutRecord(nlohmann::json& object, const LeaderElectionRecord& record) const = 0;
   // The record in an object, and its raw form; NotFound when the object has none.
   virtual Result<ObservedRecord> ReadRecord(const nlohmann::json& object) const = 0;
-  virtual std::string Kind() const = 0;
-  virtual std::string ApiVersion() const = 0;
+  // The record's version: the object's metadata.resourceVersion (0 when it has none); Internal
+  // when the server sent one that is not a decimal integer in int64 range.
+  Result<int64_t> VersionOf(const nlohmann::json& object) const;
 
   const KubeLockOptions& options() const { return options_; }
 
  private:
-  std::string ObjectPath() const { return CollectionPath() + "/" + options_.name; }
+  // Takes in what the server returned; a reply whose record cannot be read is not kept.
   Result<ObservedRecord> Remember(const nlohmann::json& object);
 
   std::shared_ptr<Cluster> cluster_;
   KubeLockOptions options_;
+  const api::KindInfo& kind_;
+  const std::string version_;
+  std::string collection_path_;  // ".../namespaces/NS/leases", segments encoded
+  std::string object_path_;      // collection_path_ + "/NAME"
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   client::EventRecorder events_;

@@ -1,4 +1,5 @@
 // LeaseLock: the record is a coordination.k8s.io/v1 Lease's spec.
+#include "api/codec.h"
 #include "api/time.h"
 #include "election/kube_object_lock.h"
 
@@ -14,41 +15,45 @@ std::chrono::system_clock::time_point ParseOr(const json& spec, const char* fiel
   return api::ParseTime(it->get<std::string>()).value_or(std::chrono::system_clock::time_point{});
 }
 
+api::LeaseSpec SpecOf(const LeaderElectionRecord& r) {
+  api::LeaseSpec spec;
+  spec.holder_identity = r.holder_identity;
+  spec.lease_duration_seconds = r.lease_duration_seconds;
+  spec.acquire_time = r.acquire_time;
+  spec.renew_time = r.renew_time;
+  spec.lease_transitions = r.leader_transitions;
+  // Only a coordinated elector keeps these; client-go's writes drop them too.
+  if (!r.strategy.empty()) spec.strategy = r.strategy;
+  if (!r.preferred_holder.empty()) spec.preferred_holder = r.preferred_holder;
+  return spec;
+}
+
 class LeaseLock final : public KubeObjectLock {
  public:
-  using KubeObjectLock::KubeObjectLock;
+  LeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
+      : KubeObjectLock(std::move(cluster), std::move(options), api::LeaseKind(), "v1") {}
 
  protected:
-  std::string CollectionPath() const override {
-    return "/apis/coordination.k8s.io/v1/namespaces/" + options().namespace_ + "/leases";
-  }
-  std::string Kind() const override { return "Lease"; }
-  std::string ApiVersion() const override { return "coordination.k8s.io/v1"; }
-
   json NewObject(const LeaderElectionRecord& record) const override {
-    json object = {{"apiVersion", "coordination.k8s.io/v1"},
-                   {"kind", "Lease"},
-                   {"metadata", {{"name", options().name}, {"namespace", options().namespace_}}}};
-    PutRecord(object, record);
-    return object;
+    api::Lease lease;
+    lease.metadata.name = options().name;
+    lease.metadata.namespace_ = options().namespace_;
+    lease.spec = SpecOf(record);
+    return api::ToJson(lease);
   }
 
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
-    json spec = {{"holderIdentity", r.holder_identity},
-                 {"leaseDurationSeconds", r.lease_duration_seconds},
-                 {"acquireTime", api::FormatMicroTime(r.acquire_time)},
-                 {"renewTime", api::FormatMicroTime(r.renew_time)},
-                 {"leaseTransitions", r.leader_transitions}};
-    // Only a coordinated elector keeps these; client-go's writes drop them too.
-    if (!r.strategy.empty()) spec["strategy"] = r.strategy;
-    if (!r.preferred_holder.empty()) spec["preferredHolder"] = r.preferred_holder;
-    object["spec"] = std::move(spec);
+    object["spec"] = api::ToJson(SpecOf(r));
   }
 
+  // Read straight from the JSON, not through api::LeaseFromJson: this runs on every renewal's
+  // reply and every watched change, where a decode would canonicalize the whole object once
+  // more, and it stays tolerant of what another client wrote (an unreadable time is the epoch).
   Result<ObservedRecord> ReadRecord(const json& object) const override {
+    auto version = VersionOf(object);
+    if (!version.ok()) return version.status();
     ObservedRecord out;
-    out.version =
-        std::stoll(object.value("/metadata/resourceVersion"_json_pointer, std::string("0")));
+    out.version = *version;
     const json spec = object.value("spec", json::object());
     LeaderElectionRecord& r = out.record;
     r.holder_identity = spec.value("holderIdentity", "");

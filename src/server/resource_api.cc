@@ -5,6 +5,7 @@
 
 #include "api/client_json.h"
 #include "api/go_duration.h"
+#include "api/resource_version.h"
 #include "api/status_object.h"
 #include "server/before_write.h"
 #include "server/kind_strategy.h"
@@ -27,16 +28,15 @@ namespace {
 // by default, 504 from the HTTP server), and would not fit in a time point: no deadline.
 constexpr auto kLongestClientTimeout = std::chrono::hours(24);
 
+// A request's resourceVersion: "" is none (0), else digits only up to 9223372036854775799 (store
+// revisions are int64; this bound, a digit short of INT64_MAX, is the one the server always had).
 Result<int64_t> ParseResourceVersion(const std::string& text) {
   if (text.empty()) return int64_t{0};
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) {
-      return Status::BadRequest("invalid resource version: \"" + text + "\"");
-    }
-    value = value * 10 + (c - '0');
+  auto value = api::ParseResourceVersion(text);
+  if (!value || *value > uint64_t{INT64_MAX} / 10 * 10 - 1) {
+    return Status::BadRequest("invalid resource version: \"" + text + "\"");
   }
-  return value;
+  return static_cast<int64_t>(*value);
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+// LeaseLock and ConfigMapLock against an HttpStandIn: odd resourceVersions, encoded paths, bytes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+#include "client/http_stand_in_test_util.h"
+#include "client/kube_client.h"
+#include "election/cluster_access.h"
+#include "tenure/kube_locks.h"
+
+namespace tenure {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::shared_ptr<Cluster> ClusterOf(const client::HttpStandIn& server) {
+  EXPECT_TRUE(server.ok());
+  client::ClusterConfig config;
+  EXPECT_TRUE(client::UseServers(config, {server.url()}).ok());
+  return ClusterAccess::Wrap(*client::KubeClient::Create(config));
+}
+
+struct LockKind {
+  const char* name;
+  std::shared_ptr<Lock> (*make)(std::shared_ptr<Cluster>, KubeLockOptions);
+  const char* collection;  // in namespace NS
+};
+
+void PrintTo(const LockKind& kind, std::ostream* os) { *os << kind.name; }
+
+const LockKind kLockKinds[] = {
+    {"Lease", NewLeaseLock, "/apis/coordination.k8s.io/v1/namespaces/NS/leases"},
+    {"ConfigMap", NewConfigMapLock, "/api/v1/namespaces/NS/configmaps"},
+};
+
+class KubeLockTest : public ::testing::TestWithParam<LockKind> {
+ protected:
+  std::string Collection(const std::string& ns) const {
+    std::string path = GetParam().collection;
+    return path.replace(path.find("NS"), 2, ns);
+  }
+  // The lock's object at resourceVersion `rv` (JSON text, or none when empty).
+  std::string Object(const std::string& rv) const {
+    std::string meta = R"("name":"leader","namespace":"default")";
+    if (!rv.empty()) meta += R"(,"resourceVersion":)" + rv;
+    return std::string(R"({"kind":")") + GetParam().name + R"(","metadata":{)" + meta + "}}";
+  }
+  LeaderElectionRecord Record() const {
+    LeaderElectionRecord r;
+    r.holder_identity = "me";
+    r.lease_duration_seconds = 15;
+    return r;
+  }
+};
+
+// A lock's version orders its writes and is the leader's fencing token: a reply whose
+// resourceVersion is no integer is an error the elector retries, never an exception.
+TEST_P(KubeLockTest, AResourceVersionThatIsNotAnIntegerIsAnError) {
+  client::HttpStandIn server;
+  auto lock = GetParam().make(ClusterOf(server), {"default", "leader", "me", false});
+  for (std::string rv : {R"("abc")", R"("")", R"("-1")", R"(" 7")", R"("99999999999999999999")",
+                         R"("9223372036854775808")", "7", "null"}) {
+    server.Reply(200, Object(rv));
+    auto got = lock->Get(5s);
+    ASSERT_FALSE(got.ok()) << rv;
+    EXPECT_EQ(got.status().reason(), Reason::kInternalError) << rv;
+    EXPECT_THAT(got.status().message(), HasSubstr("metadata.resourceVersion " + rv));
+    auto created = lock->Create(Record(), 5s);
+    ASSERT_FALSE(created.ok()) << rv;
+    EXPECT_EQ(created.status().reason(), Reason::kInternalError) << rv;
+  }
+  server.Reply(200, "[1]");
+  EXPECT_EQ(lock->Get(5s).status().reason(), Reason::kInternalError);
+}
+
+TEST_P(KubeLockTest, IntegerResourceVersionsAreTheVersion) {
+  client::HttpStandIn server;
+  auto lock = GetParam().make(ClusterOf(server), {"default", "leader", "me", false});
+  server.Reply(200, Object(R"("9223372036854775807")"));
+  auto got = lock->Get(5s);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->version, INT64_MAX);
+  server.Reply(200, Object(""));  // none: 0, as before
+  got = lock->Get(5s);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->version, 0);
+
+  // A reply that cannot be read is not kept: the next update still names the last good version.
+  server.Reply(200, Object(R"("12")"));
+  ASSERT_TRUE(lock->Get(5s).ok());
+  server.Reply(200, Object(R"("x")"));
+  EXPECT_FALSE(lock->Update(Record(), 5s).ok());
+  server.Reply(200, Object(R"("13")"));
+  auto updated = lock->Update(Record(), 5s);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->version, 13);
+  auto bodies = server.request_bodies();
+  ASSERT_FALSE(bodies.empty());
+  EXPECT_THAT(bodies.back(), HasSubstr(R"("resourceVersion":"12")"));
+}
+
+// Namespace and name are one path segment each: unencoded, the name "x?y" ended the path and
+// read the object "x" (with "y" as a query parameter), and "team a" broke the request line.
+TEST_P(KubeLockTest, NamespaceAndNameAreEncodedInThePath) {
+  client::HttpStandIn server;
+  server.Reply(404, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound",)"
+                    R"("message":"not found","code":404})");
+  auto lock = GetParam().make(ClusterOf(server), {"team a", "x?y", "me", false});
+  EXPECT_TRUE(lock->Get(5s).status().IsNotFound());
+  EXPECT_FALSE(lock->Create(Record(), 5s).ok());
+  auto lines = server.request_lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], StartsWith("GET " + Collection("team%20a") + "/x%3Fy?timeout="));
+  EXPECT_THAT(lines[1], StartsWith("POST " + Collection("team%20a") + "?timeout="));
+}
+
+// What the locks write, byte for byte (the Lease through the typed codec, the ConfigMap's new
+// object too): a change here is a change on the wire.
+TEST(KubeLockWireTest, CreateAndUpdateBodies) {
+  client::HttpStandIn server;
+  LeaderElectionRecord r;
+  r.holder_identity = "me";
+  r.lease_duration_seconds = 15;
+  r.acquire_time =
+      std::chrono::sys_days{std::chrono::year{2026} / 1 / 2} + 3h + 4min + 5s + 123456789ns;
+  r.renew_time = r.acquire_time + 2s;
+  r.leader_transitions = 3;
+  auto lease = NewLeaseLock(ClusterOf(server), {"default", "leader", "me", false});
+  server.Reply(201, R"({"metadata":{"name":"leader","namespace":"default","resourceVersion":"4",)"
+                    R"("uid":"u"},"spec":{"x":1},"status":{"kept":true}})");
+  ASSERT_TRUE(lease->Create(r, 5s).ok());
+  r.strategy = "OldestEmulationVersion";
+  r.preferred_holder = "you";
+  ASSERT_TRUE(lease->Update(r, 5s).ok());
+
+  auto configmap = NewConfigMapLock(ClusterOf(server), {"default", "leader", "me", false});
+  server.Reply(201, R"({"metadata":{"name":"leader","namespace":"default","resourceVersion":"4",)"
+                    R"("annotations":{"other":"kept"}},"data":{"k":"v"}})");
+  ASSERT_TRUE(configmap->Create(r, 5s).ok());
+  ASSERT_TRUE(configmap->Update(r, 5s).ok());
+
+  auto bodies = server.request_bodies();
+  ASSERT_EQ(bodies.size(), 4u);
+  const std::string spec = R"("acquireTime":"2026-01-02T03:04:05.123456Z","holderIdentity":"me",)"
+                           R"("leaseDurationSeconds":15,"leaseTransitions":3,)";
+  EXPECT_EQ(bodies[0],
+            R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"leader",)"
+            R"("namespace":"default"},"spec":{)" +
+                spec + R"("renewTime":"2026-01-02T03:04:07.123456Z"}})");
+  EXPECT_EQ(bodies[1],
+            R"({"metadata":{"name":"leader","namespace":"default","resourceVersion":"4",)"
+            R"("uid":"u"},"spec":{)" +
+                spec +
+                R"("preferredHolder":"you","renewTime":"2026-01-02T03:04:07.123456Z",)"
+                R"("strategy":"OldestEmulationVersion"},"status":{"kept":true}})");
+  EXPECT_THAT(bodies[2],
+              StartsWith(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{)"
+                         R"("annotations":{"control-plane.alpha.kubernetes.io/leader":)"));
+  EXPECT_THAT(bodies[2], HasSubstr(R"(},"name":"leader","namespace":"default"}})"));
+  EXPECT_THAT(bodies[3], StartsWith(R"({"data":{"k":"v"},"metadata":{"annotations":{)"
+                                    R"("control-plane.alpha.kubernetes.io/leader":)"));
+  EXPECT_THAT(bodies[3], HasSubstr(R"("other":"kept"},"name":"leader","namespace":"default",)"
+                                   R"("resourceVersion":"4"}})"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Locks, KubeLockTest, ::testing::ValuesIn(kLockKinds),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace tenure
