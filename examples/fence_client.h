@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -23,15 +24,21 @@ class FenceClient {
 
   // One request; each socket call waits at most `timeout`. A failed exchange closes the
   // connection, and the next call opens a new one.
+  // A kept-alive connection the server closed meanwhile is replaced once by a new one.
   int Post(const std::string& path, const std::string& body, std::chrono::milliseconds timeout) {
-    if (fd_ < 0 && !Open(timeout)) return 0;
     std::string request = "POST " + path +
                           " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                           "Content-Length: " +
                           std::to_string(body.size()) + "\r\n\r\n" + body;
-    int status = SendAndRead(request);
-    if (status == 0) Close();
-    return status;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      bool reused = fd_ >= 0;
+      if (!reused && !Open(timeout)) return 0;
+      int status = SendAndRead(request);
+      if (status != 0) return status;
+      Close();
+      if (!reused) return 0;
+    }
+    return 0;
   }
 
  private:
@@ -70,7 +77,9 @@ class FenceClient {
     while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
       if (!Receive(in)) return 0;
     }
-    size_t length_at = in.find("Content-Length:");
+    std::string head = in.substr(0, head_end);
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t length_at = head.find("content-length:");
     size_t length =
         length_at < head_end ? std::strtoul(in.c_str() + length_at + 15, nullptr, 10) : 0;
     while (in.size() < head_end + 4 + length) {

@@ -1,6 +1,10 @@
 // Field builders and lookups of kind descriptions.
 #include "api/description.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 #include "api/meta_descriptions.h"
 
 namespace tenure::api {
@@ -106,6 +110,14 @@ const FieldDescription* FieldAt(const ObjectDescription& object, std::string_vie
 }
 
 const KindDescription& Describe(const KindInfo& kind) {
+  // Every served kind is a KindDescription; a KindInfo made elsewhere (a path-only kind, say)
+  // has no description, and asking for one is a programming error.
+  const auto& all = AllKinds();
+  if (std::find(all.begin(), all.end(), &kind) == all.end()) {
+    std::fprintf(stderr, "tenure: %.*s is not a served kind and has no description\n",
+                 static_cast<int>(kind.kind.size()), kind.kind.data());
+    std::abort();
+  }
   return static_cast<const KindDescription&>(kind);
 }
 

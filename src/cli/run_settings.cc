@@ -369,6 +369,15 @@ nanoseconds StopMargin(const RunSettings& s) {
   return s.grace_period + std::chrono::milliseconds(200);
 }
 
+namespace {
+// "0.99": the share of the lease a leader may use, in messages.
+std::string FormatFactor(double factor) {
+  std::ostringstream out;
+  out << factor;
+  return out.str();
+}
+}  // namespace
+
 ElectionConfig ElectionTimingsOf(const RunSettings& s) {
   ElectionConfig election;
   election.lease_duration = s.lease_duration;
@@ -408,8 +417,9 @@ Status ValidateRunSettings(const RunSettings& s) {
   if (UsableLease(election) <= 2 * s.retry_period) {
     return Invalid("gracePeriod " + FormatDuration(s.grace_period) +
                    " is too long for leaseDuration " + FormatDuration(s.lease_duration) +
-                   ": leaseDuration x (1 - maxClockRateDrift) - gracePeriod - 200ms must exceed " +
-                   "2 x retryPeriod (" + FormatDuration(2 * s.retry_period) + ")");
+                   ": leaseDuration x " + FormatFactor(1.0 - election.max_clock_rate_drift) +
+                   " - gracePeriod - 200ms must exceed " + "2 x retryPeriod (" +
+                   FormatDuration(2 * s.retry_period) + ")");
   }
   if (s.coordinated && s.binary_version.empty()) {
     return Invalid("coordinated election needs a binary version (--binary-version)");

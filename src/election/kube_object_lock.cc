@@ -4,7 +4,6 @@
 #include "api/api_paths.h"
 #include "api/codec.h"
 #include "api/resource_version.h"
-#include "client/resource_version.h"
 #include "election/cluster_access.h"
 
 namespace tenure {
@@ -106,7 +105,9 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
         if (type == "DELETED") {
           ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees
           // that it came after its own last write
-          gone.version = static_cast<int64_t>(client::ResourceVersionOf(object).value_or(0));
+          auto version = VersionOf(object);
+          if (!version.ok()) return;  // not an ordered version: nothing a candidate can use
+          gone.version = *version;
           on_change(gone);
           return;
         }

@@ -69,11 +69,21 @@ ObservedRecord MemoryLockStore::WriteLocked(const LeaderElectionRecord& record) 
 
 void MemoryLockStore::Notify(const ObservedRecord& record) {
   // Writers reach here in any order once the store's mutex is released; versions are handed out
-  // one by one, so each is delivered after the one before it, by whichever writer is delivering.
+  // one by one, so each is delivered after the one before it, by whichever writer is delivering
+  // (a lone writer delivers its own write before it returns).
   std::unique_lock delivery(delivery_mu_);
   undelivered_.emplace(record.version, record);
   if (delivering_) return;
   delivering_ = true;
+  // A callback that throws must not leave every later event undelivered.
+  struct EndDelivery {
+    MemoryLockStore* store;
+    std::unique_lock<std::mutex>& delivery;
+    ~EndDelivery() {
+      if (!delivery.owns_lock()) delivery.lock();
+      store->delivering_ = false;
+    }
+  } end_delivery{this, delivery};
   while (!undelivered_.empty() && undelivered_.begin()->first == next_delivery_) {
     ObservedRecord next = std::move(undelivered_.begin()->second);
     undelivered_.erase(undelivered_.begin());
@@ -90,7 +100,6 @@ void MemoryLockStore::Notify(const ObservedRecord& record) {
     }
     delivery.lock();
   }
-  delivering_ = false;
 }
 
 void MemoryLockStore::Put(const LeaderElectionRecord& record) {

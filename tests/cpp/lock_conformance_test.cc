@@ -437,7 +437,8 @@ TEST_P(LockConformanceTest, WatchSeesAnotherLocksWriteUntilItsHandleIsDestroyed)
   ASSERT_TRUE(Ok(unseen));
   // A barrier: a new watch on the same lock (for kube kinds the same connection, whose one
   // stream per collection delivers in order) sees a later write, so a delivery of `unseen` to
-  // the destroyed watch would have come by now. MemoryLock delivers before Update returns.
+  // the destroyed watch would have come by now. MemoryLock delivers a lone writer's write before
+  // Update returns.
   Deliveries second;
   auto watch2 = a().Watch(second.Callback());
   ASSERT_NE(watch2, nullptr);
