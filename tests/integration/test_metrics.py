@@ -83,11 +83,15 @@ class MetricsTest(ServerTestCase):
         self.create(candidate_path("default"), candidate)
         wait_until(lambda: self.api.get(lease_path("default", "metrics-lease")).status == 200, 20,
                    "the controller to create the lease")
+        # An election is counted while its reconcile is still under way, the reconcile once it is
+        # complete: wait for both, since a scrape may fall in between.
         def counted() -> dict[str, float] | None:
             s = samples(self.scrape())
-            return s if s["tenure_coordination_elections_total"] > before["tenure_coordination_elections_total"] else None
+            moved = all(s[name] > before[name] for name in ("tenure_coordination_elections_total",
+                                                           "tenure_coordination_reconciles_total"))
+            return s if moved else None
 
-        after = wait_until(counted, 20, "tenure_coordination_elections_total to count the election")
+        after = wait_until(counted, 20, "the elections and reconciles totals to count the election")
         self.assertGreaterEqual(after["tenure_coordination_candidates"], 1)
         self.assertGreater(after["tenure_coordination_reconciles_total"],
                            before["tenure_coordination_reconciles_total"])
