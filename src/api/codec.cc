@@ -13,10 +13,14 @@ namespace {
 using internal::Child;
 using nlohmann::json;
 
-// A top-level object: its fields, then apiVersion and kind.
+// A top-level object: its fields (over the object it was decoded from, if any), then apiVersion
+// and kind.
 template <typename T>
 json EncodeKind(const KindDescription& kind, const T& object, std::string_view version) {
   json out = EncodeTyped(*kind.object, &object);
+  if (const json* original = object.original.get()) {
+    out = OverlayTyped(*kind.object, *original, std::move(out));
+  }
   out["apiVersion"] = kind.api_version(version);
   out["kind"] = kind.kind;
   return out;
@@ -40,7 +44,19 @@ Result<T> Decode(const ObjectDescription& description, std::string_view name, co
 
 template <typename T>
 Result<T> DecodeKind(const KindDescription& kind, const json& in) {
-  return Decode<T>(*kind.object, kind.kind, in);
+  Result<T> out = Decode<T>(*kind.object, kind.kind, in);
+  if (out.ok()) out->original = WireOriginal(std::make_shared<const json>(in));
+  return out;
+}
+
+// The tolerant read: the fields straight from `in`, each unset when absent or not readable.
+template <typename T>
+T DecodeKindLeniently(const KindDescription& kind, const json& in) {
+  T out;
+  if (!in.is_object()) return out;
+  DecodeTyped(*kind.object, in, &out);
+  out.original = WireOriginal(std::make_shared<const json>(in));
+  return out;
 }
 
 template <typename T>
@@ -179,6 +195,22 @@ Result<Namespace> NamespaceFromJson(const json& in) {
 }
 
 Result<Event> EventFromJson(const json& in) { return DecodeKind<Event>(internal::EventKind(), in); }
+
+ObjectMeta LenientMetadata(const json& object) {
+  ObjectMeta out;
+  DecodeTyped(ObjectMetaObject(), internal::Sub(object, "metadata"), &out);
+  return out;
+}
+
+Lease LenientLease(const json& in) { return DecodeKindLeniently<Lease>(internal::LeaseKind(), in); }
+
+LeaseCandidate LenientLeaseCandidate(const json& in) {
+  return DecodeKindLeniently<LeaseCandidate>(internal::LeaseCandidateKind(), in);
+}
+
+ConfigMap LenientConfigMap(const json& in) {
+  return DecodeKindLeniently<ConfigMap>(internal::ConfigMapKind(), in);
+}
 
 Result<LeaseList> LeaseListFromJson(const json& in) {
   return DecodeList<Lease>(internal::LeaseKind(), in);

@@ -2,8 +2,14 @@
 //
 // ToJson emits the canonical form (what Canonicalize returns for the same object: unset
 // optional fields omitted, MicroTime with six fractional digits, Time in whole seconds, UTC).
+// An object decoded here keeps what it was decoded from (WireOriginal, types.h), and ToJson
+// writes its fields over that: a read-modify-write through the struct changes only what the
+// code changed and keeps the fields the struct does not model.
 // *FromJson is tolerant like a client: unknown fields are ignored, apiVersion/kind are not
 // checked, but a known field of the wrong JSON type is BadRequest with kube's message.
+// Lenient* is for what runs on every renewal reply or watch event and must read what any other
+// client wrote: no canonicalization (several times cheaper) and no error; a field of the wrong
+// type, or a time that does not parse, reads as unset.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -31,6 +37,12 @@ Result<LeaseCandidate> LeaseCandidateFromJson(const nlohmann::json& json);
 Result<ConfigMap> ConfigMapFromJson(const nlohmann::json& json);
 Result<Namespace> NamespaceFromJson(const nlohmann::json& json);
 Result<Event> EventFromJson(const nlohmann::json& json);
+
+// The metadata of any object.
+ObjectMeta LenientMetadata(const nlohmann::json& object);
+Lease LenientLease(const nlohmann::json& json);
+LeaseCandidate LenientLeaseCandidate(const nlohmann::json& json);
+ConfigMap LenientConfigMap(const nlohmann::json& json);
 
 // "<Kind>List" objects: metadata (resourceVersion, continue, remainingItemCount) and items.
 Result<LeaseList> LeaseListFromJson(const nlohmann::json& json);

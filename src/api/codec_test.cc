@@ -167,6 +167,60 @@ TEST(CodecTest, Lists) {
   EXPECT_FALSE(LeaseListFromJson(list).ok());
 }
 
+// A read-modify-write through a decoded struct sends back what the struct does not model, at the
+// top and inside nested objects, and what the code changed or cleared.
+TEST(CodecTest, ADecodedObjectKeepsWhatItsStructDoesNotModel) {
+  const json server = json::parse(R"({
+    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+    "metadata": {"name": "l", "namespace": "ns", "resourceVersion": "7", "selfLink": "/x",
+                 "managedFields": [{"manager": "kubectl"}], "futureMeta": 1},
+    "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15, "futureSpec": {"k": "v"},
+             "preferredHolder": "b"},
+    "status": {"observed": true}})");
+  for (bool lenient : {false, true}) {
+    Lease lease = lenient ? LenientLease(server) : *LeaseFromJson(server);
+    lease.spec.holder_identity = "c";
+    lease.spec.preferred_holder.reset();
+    lease.metadata.labels["added"] = "yes";
+    json sent = ToJson(lease);
+    json expected = server;
+    expected["spec"]["holderIdentity"] = "c";
+    expected["spec"].erase("preferredHolder");
+    expected["metadata"]["labels"] = {{"added", "yes"}};
+    EXPECT_EQ(sent, expected) << sent.dump();
+  }
+  // A struct built in code has nothing to keep; equality ignores what was decoded from.
+  Lease built = *LeaseFromJson(server);
+  Lease copy = built;
+  copy.original = WireOriginal();
+  EXPECT_EQ(built, copy);
+  EXPECT_FALSE(ToJson(copy).contains("status"));
+}
+
+// The lenient read takes what it can and never fails: another client's odd record must not stop
+// an elector from reading the lease.
+TEST(CodecTest, LenientReadsTakeWhatTheyCan) {
+  const json odd = json::parse(R"({"metadata": {"name": 3, "namespace": "ns"},
+    "spec": {"holderIdentity": "a", "leaseDurationSeconds": "15", "renewTime": "yesterday",
+             "acquireTime": "2024-01-01T02:00:00.5+02:00", "leaseTransitions": 4}})");
+  EXPECT_FALSE(LeaseFromJson(odd).ok());
+  Lease lease = LenientLease(odd);
+  EXPECT_EQ(lease.metadata.name, "");
+  EXPECT_EQ(lease.metadata.namespace_, "ns");
+  EXPECT_EQ(lease.spec.holder_identity, "a");
+  EXPECT_EQ(lease.spec.lease_duration_seconds, std::nullopt);
+  EXPECT_EQ(lease.spec.renew_time, std::nullopt);
+  EXPECT_EQ(lease.spec.acquire_time, T("2024-01-01T00:00:00.5Z"));
+  EXPECT_EQ(lease.spec.lease_transitions, 4);
+  EXPECT_EQ(LenientLease(json::array()), Lease());
+  EXPECT_EQ(LenientMetadata(odd).namespace_, "ns");
+  EXPECT_EQ(LenientMetadata(json::array()), ObjectMeta());
+  EXPECT_EQ(LenientConfigMap(json::parse(R"({"data": {"k": "v", "n": 1}})")).data,
+            (std::map<std::string, std::string>{{"k", "v"}}));
+  EXPECT_EQ(LenientLeaseCandidate(json::parse(R"({"spec": {"leaseName": "l"}})")).spec.lease_name,
+            "l");
+}
+
 TEST(CodecTest, Base64) {
   for (std::string s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
                         std::string("\x00\x01\x02\xfe\xff", 5)}) {

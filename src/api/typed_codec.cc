@@ -26,6 +26,31 @@ void DecodeTyped(const ObjectDescription& description, const nlohmann::json& can
   }
 }
 
+nlohmann::json OverlayTyped(const ObjectDescription& description, const nlohmann::json& original,
+                            nlohmann::json typed) {
+  if (!original.is_object() || !typed.is_object()) return typed;
+  nlohmann::json out = original;
+  for (const FieldDescription& f : description.fields) {
+    const std::string name(f.name);
+    auto from_typed = typed.find(name);
+    if (!f.typed) {  // the struct has no say: the original's value, else what EncodeTyped wrote
+      if (from_typed != typed.end() && !out.contains(name)) out[name] = std::move(*from_typed);
+      continue;
+    }
+    if (from_typed == typed.end()) {
+      out.erase(name);
+      continue;
+    }
+    auto kept = out.find(name);
+    if (f.type == FieldType::kObject && kept != out.end()) {
+      *kept = OverlayTyped(*f.object, *kept, std::move(*from_typed));
+    } else {
+      out[name] = std::move(*from_typed);
+    }
+  }
+  return out;
+}
+
 namespace typed_internal {
 
 nlohmann::json EncodeTimestamp(Timestamp t, const FieldDescription& field) {

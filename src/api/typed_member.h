@@ -41,6 +41,11 @@ struct TypedMember {
 nlohmann::json EncodeTyped(const ObjectDescription& description, const void* object);
 void DecodeTyped(const ObjectDescription& description, const nlohmann::json& canonical,
                  void* object);
+// `typed` (EncodeTyped's output) written over `original` (the object a struct was decoded from):
+// fields bound to a member come from `typed` (absent there: removed), bound nested objects merge
+// the same way, and every other field of `original` stays as it was.
+nlohmann::json OverlayTyped(const ObjectDescription& description, const nlohmann::json& original,
+                            nlohmann::json typed);
 
 namespace typed_internal {
 

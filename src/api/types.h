@@ -1,5 +1,5 @@
 // Typed Kubernetes objects for code that prefers structs to JSON (the client library, the
-// elector, the coordination controller). Plain data: no JSON library here; codec.h converts.
+// elector, the coordination controller). Plain data; codec.h converts.
 //
 // Optional wire fields are std::optional (or empty strings/maps where Kubernetes itself omits
 // empty values). Times are system_clock time points at microsecond precision.
@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,23 @@
 #include "api/time.h"
 
 namespace tenure::api {
+
+// The object as it was decoded, kept by codec.h's decoders so that ToJson writes the typed
+// fields over it: fields a struct does not model (a newer server's, or ones it leaves out such as
+// managedFields) survive a read-modify-write through the struct. Shared, never changed; it takes
+// no part in ==, which compares what the struct models.
+class WireOriginal {
+ public:
+  WireOriginal() = default;
+  explicit WireOriginal(std::shared_ptr<const nlohmann::json> object)
+      : object_(std::move(object)) {}
+  // The decoded object, or nullptr for a struct built in code.
+  const nlohmann::json* get() const { return object_.get(); }
+  bool operator==(const WireOriginal&) const { return true; }
+
+ private:
+  std::shared_ptr<const nlohmann::json> object_;
+};
 
 struct OwnerReference {
   std::string api_version;
@@ -64,6 +83,7 @@ struct LeaseSpec {
 struct Lease {
   ObjectMeta metadata;
   LeaseSpec spec;
+  WireOriginal original;
   bool operator==(const Lease&) const = default;
 };
 
@@ -91,6 +111,7 @@ struct LeaseCandidateSpec {
 struct LeaseCandidate {
   ObjectMeta metadata;
   LeaseCandidateSpec spec;
+  WireOriginal original;
   bool operator==(const LeaseCandidate&) const = default;
 };
 
@@ -100,6 +121,7 @@ struct ConfigMap {
   std::map<std::string, std::string> data;
   std::map<std::string, std::string> binary_data;
   std::optional<bool> immutable;
+  WireOriginal original;
   bool operator==(const ConfigMap&) const = default;
 };
 
@@ -118,6 +140,7 @@ struct Namespace {
   ObjectMeta metadata;
   NamespaceSpec spec;
   NamespaceStatus status;
+  WireOriginal original;
   bool operator==(const Namespace&) const = default;
 };
 
@@ -162,6 +185,7 @@ struct Event {
   std::optional<ObjectReference> related;
   std::string reporting_component;
   std::string reporting_instance;
+  WireOriginal original;
   bool operator==(const Event&) const = default;
 };
 

@@ -186,7 +186,9 @@ class Demo {
     if (!cluster.ok()) return Fail("connecting to the demo server: " + cluster.status().ToString());
     cluster_ = *cluster;
     client_ = ClusterAccess::SharedClient(*cluster_);
-    json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}};
+    api::Namespace demo_namespace;
+    demo_namespace.metadata.name = kNamespace;
+    json ns = api::ToJson(demo_namespace);
     auto created =
         client_->Call("POST", api::CollectionPath(api::NamespaceKind(), "v1", ""), &ns, 10s);
     if (!created.ok() && !created.status().IsAlreadyExists()) {

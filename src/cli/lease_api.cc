@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "api/api_paths.h"
+#include "api/codec.h"
 #include "api/kinds.h"
 #include "api/time.h"
 #include "client/kube_client.h"
@@ -42,10 +43,14 @@ Result<json> LeaseApi::GetLease(const std::string& ns, const std::string& name) 
   return Call("GET", api::ObjectPath(api::LeaseKind(), "v1", ns, name));
 }
 
-Result<json> LeaseApi::ReplaceLease(const json& lease) {
-  std::string ns = lease.value("/metadata/namespace"_json_pointer, std::string());
-  std::string name = lease.value("/metadata/name"_json_pointer, std::string());
-  return Call("PUT", api::ObjectPath(api::LeaseKind(), "v1", ns, name), &lease);
+Result<api::Lease> LeaseApi::ReplaceLease(const api::Lease& lease) {
+  json body = api::ToJson(lease);
+  auto reply =
+      Call("PUT",
+           api::ObjectPath(api::LeaseKind(), "v1", lease.metadata.namespace_, lease.metadata.name),
+           &body);
+  if (!reply.ok()) return reply.status();
+  return api::LeaseFromJson(*reply);
 }
 
 Result<std::string> LeaseApi::CandidateVersion() {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/types.h"
 #include "tenure/cluster.h"
 #include "tenure/status.h"
 
@@ -35,8 +36,8 @@ class LeaseApi {
   // A LeaseList; `ns` "" lists every namespace.
   Result<nlohmann::json> ListLeases(const std::string& ns);
   Result<nlohmann::json> GetLease(const std::string& ns, const std::string& name);
-  // PUT of `lease` as it is (its metadata.resourceVersion makes the write conditional).
-  Result<nlohmann::json> ReplaceLease(const nlohmann::json& lease);
+  // PUT of the lease (a compare-and-swap at its metadata.resourceVersion); the server's reply.
+  Result<api::Lease> ReplaceLease(const api::Lease& lease);
 
   // The served LeaseCandidate version ("v1beta1" or "v1alpha2"), or "" when none is served.
   Result<std::string> CandidateVersion();

@@ -4,13 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "api/codec.h"
 #include "cli/inspect_commands.h"
 
 namespace tenure::cli {
 
 namespace {
-
-using nlohmann::json;
 
 constexpr int kAttempts = 5;
 
@@ -19,14 +18,6 @@ struct ReleaseFlags {
   std::string holder;  // only release when this is the holder
   bool force = false;
 };
-
-std::string HolderOf(const json& lease) {
-  return lease.value("/spec/holderIdentity"_json_pointer, std::string());
-}
-
-std::string Rv(const json& object) {
-  return object.value("/metadata/resourceVersion"_json_pointer, std::string());
-}
 
 int RunRelease(const ReleaseFlags& flags) {
   int exit_code = 0;
@@ -38,12 +29,17 @@ int RunRelease(const ReleaseFlags& flags) {
   std::string what = "lease " + ns + "/" + name;
   std::string released;  // the holder we set out to clear
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-    auto lease = api->GetLease(ns, name);
-    if (!lease.ok()) {
-      std::cerr << "tenure release: " << DescribeError(lease.status(), api->server()) << "\n";
+    auto got = api->GetLease(ns, name);
+    if (!got.ok()) {
+      std::cerr << "tenure release: " << DescribeError(got.status(), api->server()) << "\n";
       return 1;
     }
-    std::string holder = HolderOf(*lease);
+    auto lease = api::LeaseFromJson(*got);
+    if (!lease.ok()) {
+      std::cerr << "tenure release: " << what << ": " << lease.status().message() << "\n";
+      return 1;
+    }
+    std::string holder = lease->spec.holder_identity.value_or("");
     if (holder.empty()) {
       std::cout << what << " has no holder; nothing to release" << std::endl;
       return 0;
@@ -71,12 +67,13 @@ int RunRelease(const ReleaseFlags& flags) {
           << "healthy leader step down, stop it instead (with release on cancel).\n";
       return 2;
     }
-    json updated = *lease;
-    updated["spec"].erase("holderIdentity");
+    api::Lease updated = *lease;
+    updated.spec.holder_identity.reset();
     auto written = api->ReplaceLease(updated);
     if (written.ok()) {
-      std::cout << what << ": released holder " << holder << " (resourceVersion " << Rv(*lease)
-                << " -> " << Rv(*written) << "); waiting candidates can take it now" << std::endl;
+      std::cout << what << ": released holder " << holder << " (resourceVersion "
+                << lease->metadata.resource_version << " -> " << written->metadata.resource_version
+                << "); waiting candidates can take it now" << std::endl;
       return 0;
     }
     if (!written.status().IsConflict()) {

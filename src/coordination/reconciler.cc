@@ -19,20 +19,6 @@ constexpr auto kCallTimeout = std::chrono::seconds(10);
 constexpr std::string_view kLeaseVersion = "v1";
 const std::string kGarbageCollection = "";  // the queue key of the periodic GC
 
-// Direct reads for what runs on every Lease event of the cluster (OnLease: the lease's key and a
-// filter over the whole candidate cache; Reconcile's filter): a typed decode there would
-// canonicalize the lease and every cached candidate once per renewal of any Lease. Everything
-// else reads candidates and leases through the typed codec (api/codec.h).
-std::string Namespace(const json& object) {
-  return object.value("/metadata/namespace"_json_pointer, std::string());
-}
-std::string Name(const json& object) {
-  return object.value("/metadata/name"_json_pointer, std::string());
-}
-std::string LeaseNameOf(const json& candidate) {
-  return candidate.value("/spec/leaseName"_json_pointer, std::string());
-}
-
 // The queue key of the lease a candidate runs for: "namespace/leaseName".
 std::string LeaseKey(const api::LeaseCandidate& candidate) {
   return candidate.metadata.namespace_ + "/" + candidate.spec.lease_name;
@@ -61,6 +47,7 @@ std::string Reconciler::CandidatePath(const std::string& ns, const std::string& 
 }
 
 void Reconciler::Run(std::stop_token stop) {
+  index_.Clear();
   candidates_ = std::make_unique<client::Informer>(
       *client_, api::CollectionPath(api::LeaseCandidateKind(), options_.candidate_version, ""),
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
@@ -88,13 +75,26 @@ void Reconciler::Run(std::stop_token stop) {
   leases_.reset();
 }
 
+std::optional<api::LeaseCandidate> Reconciler::Track(const std::string& type, const json& object) {
+  if (type != "DELETED") {
+    if (auto candidate = api::LeaseCandidateFromJson(object); candidate.ok()) {
+      index_.Put(*candidate);
+      return std::move(*candidate);
+    }
+  }
+  api::ObjectMeta meta = api::LenientMetadata(object);  // gone, or skipped as Reconcile would
+  index_.Remove(meta.namespace_, meta.name);
+  return std::nullopt;
+}
+
 void Reconciler::OnCandidate(const std::string& type, const json& object) {
+  std::optional<api::LeaseCandidate> candidate;
+  if (type != "SYNCED") candidate = Track(type, object);  // also before Run is ready
   if (!ready_) return;
   if (type == "SYNCED") return OnSynced();
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
   if (!candidates_->synced() || !leases_->synced()) return;  // OnSynced queues all
-  auto candidate = api::LeaseCandidateFromJson(object);
-  if (!candidate.ok()) return;  // Reconcile skips it too
+  if (!candidate) return;
   if (type == "MODIFIED" && AwaitsAck(candidate->spec)) return;
   queue_.Add(LeaseKey(*candidate));
 }
@@ -103,13 +103,11 @@ void Reconciler::OnLease(const std::string& type, const json& object) {
   if (!ready_) return;
   if (type == "SYNCED") return OnSynced();
   if (!candidates_->synced() || !leases_->synced()) return;
-  std::string ns = Namespace(object), name = Name(object);
+  api::ObjectMeta meta = api::LenientMetadata(object);
   // Only leases with candidates are managed.
-  bool managed =
-      !candidates_
-           ->List([&](const json& c) { return Namespace(c) == ns && LeaseNameOf(c) == name; })
-           .empty();
-  if (managed) queue_.Add(ns + "/" + name);
+  if (index_.HasCandidates(meta.namespace_, meta.name)) {
+    queue_.Add(meta.namespace_ + "/" + meta.name);
+  }
 }
 
 // After each complete listing of both collections every managed lease is looked at: a relist
@@ -129,10 +127,11 @@ void Reconciler::Reconcile(const std::string& key) {
   size_t slash = key.find('/');
   std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
   std::vector<api::LeaseCandidate> candidates;
-  for (const json& c : candidates_->List(
-           [&](const json& c) { return Namespace(c) == ns && LeaseNameOf(c) == name; })) {
-    auto typed = api::LeaseCandidateFromJson(c);
-    if (typed.ok()) candidates.push_back(std::move(*typed));
+  for (const std::string& candidate : index_.CandidatesOf(ns, name)) {
+    auto object = candidates_->Get(ns, candidate);
+    if (!object) continue;  // gone meanwhile: its event requeues the lease
+    auto typed = api::LeaseCandidateFromJson(*object);
+    if (typed.ok() && typed->spec.lease_name == name) candidates.push_back(std::move(*typed));
   }
   // The requeue is due a delay after the moment decided on, not after the writes and pings.
   Clock::TimePoint decided_at = options_.clock->now();
@@ -177,13 +176,16 @@ void Reconciler::Reconcile(const std::string& key) {
 
 void Reconciler::SendPings(const std::string& ns, const std::string& lease,
                            const std::vector<std::string>& names) {
-  std::string now = api::FormatMicroTime(options_.clock->wall_now());
+  api::Timestamp now = api::TruncateToMicros(options_.clock->wall_now());
   std::vector<std::jthread> pings;
   for (const std::string& name : names) {
-    auto object = candidates_->Get(ns, name);
-    if (!object) continue;
-    (*object)["spec"]["pingTime"] = now;
-    pings.emplace_back([this, ns, name, object = std::move(*object)] {
+    auto cached = candidates_->Get(ns, name);
+    if (!cached) continue;
+    auto candidate = api::LeaseCandidateFromJson(*cached);
+    if (!candidate.ok()) continue;  // Decide never names one it could not read
+    candidate->spec.ping_time = now;
+    json object = api::ToJson(*candidate, options_.candidate_version);
+    pings.emplace_back([this, ns, name, object = std::move(object)] {
       auto reply = client_->Call("PUT", CandidatePath(ns, name), &object, kCallTimeout);
       if (reply.ok()) {
         ++metrics_.pings;
@@ -214,8 +216,10 @@ Status Reconciler::WriteLease(const std::string& ns, const std::string& name,
     // is sent back as it came; metadata.resourceVersion makes the write a compare-and-swap.
     auto cached = leases_->Get(ns, name);
     if (!cached) return Status::Conflict("the lease vanished from the cache");
-    object = std::move(*cached);
-    object["spec"] = api::ToJson(write.spec);
+    auto lease = api::LeaseFromJson(*cached);
+    if (!lease.ok()) return lease.status();
+    lease->spec = write.spec;
+    object = api::ToJson(*lease);
   }
   const api::KindInfo& kind = api::LeaseKind();
   auto reply = write.create ? client_->Call("POST", api::CollectionPath(kind, kLeaseVersion, ns),

@@ -12,12 +12,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/kube_client.h"
+#include "coordination/candidate_index.h"
 #include "coordination/controller_metrics.h"
 #include "coordination/decision.h"
 #include "coordination/work_queue.h"
@@ -55,6 +57,8 @@ class Reconciler {
   };
 
   void OnCandidate(const std::string& type, const nlohmann::json& object);
+  // Brings index_ up to a candidate's event; the candidate, unless it went or cannot be read.
+  std::optional<api::LeaseCandidate> Track(const std::string& type, const nlohmann::json& object);
   void OnLease(const std::string& type, const nlohmann::json& object);
   void OnSynced();
   void Reconcile(const std::string& key);
@@ -76,6 +80,7 @@ class Reconciler {
   std::map<std::string, KeyState> state_;  // worker thread only
   // Set by Run while both informers exist: their handlers read each other's cache.
   std::atomic<bool> ready_{false};
+  CandidateIndex index_;  // from the candidates' events: which leases have candidates
   std::unique_ptr<client::Informer> candidates_;
   std::unique_ptr<client::Informer> leases_;
 };

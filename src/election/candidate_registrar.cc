@@ -2,9 +2,9 @@
 // tenure/candidate.h for the contract).
 //
 // One worker thread does every write. The watch handler only queues events and wakes it, so a
-// slow server never blocks the shared watch thread. The candidate object is kept as the JSON the
-// server last returned (unknown fields survive an update) and written back with its
-// resourceVersion; what the registrar reads of it comes from the typed codec (api/codec.h).
+// slow server never blocks the shared watch thread. The candidate is kept as the typed object the
+// server last returned and written back through the typed codec with its resourceVersion; the
+// codec keeps what it was decoded from, so fields this code does not know survive an update.
 #include <algorithm>
 #include <deque>
 #include <mutex>
@@ -32,13 +32,6 @@ namespace {
 bool PingPending(const api::LeaseCandidateSpec& spec) {
   return spec.ping_time && (!spec.renew_time || *spec.ping_time > *spec.renew_time);
 }
-
-// A candidate as the server sent it, and its fields as the typed codec reads them. The JSON is
-// what gets written back: fields this code does not know (a newer server's) survive an update.
-struct Seen {
-  json object;
-  api::LeaseCandidate fields;
-};
 
 }  // namespace
 
@@ -70,7 +63,7 @@ struct CandidateRegistrar::State {
   std::string object_path;     // collection + "/IDENTITY"
 
   mutable std::mutex mu;
-  std::optional<Seen> cached;  // the candidate as last read or written by us
+  std::optional<api::LeaseCandidate> cached;  // the candidate as last read or written by us
   struct WatchEvent {
     std::string type;
     json object;
@@ -103,18 +96,19 @@ struct CandidateRegistrar::State {
     return reply;
   }
 
-  // The server's object with its fields; Internal when the typed codec cannot read it.
-  Result<Seen> Decode(json object) const {
+  // The server's object, typed (it keeps what it was decoded from: fields this code does not
+  // know, a newer server's, survive an update); Internal when the typed codec cannot read it.
+  Result<api::LeaseCandidate> Decode(const json& object) const {
     auto fields = api::LeaseCandidateFromJson(object);
     if (!fields.ok()) {
       return Status::Internal(
           "LeaseCandidate " + options.identity +
           ": the server sent an object that cannot be read: " + fields.status().message());
     }
-    return Seen{std::move(object), std::move(*fields)};
+    return fields;
   }
 
-  void Remember(const Seen& seen) {
+  void Remember(const api::LeaseCandidate& seen) {
     std::lock_guard lock(mu);
     cached = seen;
   }
@@ -151,7 +145,7 @@ struct CandidateRegistrar::State {
   // Brings the candidate to "exists; renewed now if `renew`, or if a ping is pending". `seen`
   // is the latest known object (nullopt: read it first). Conflicts re-read and retry;
   // a vanished candidate is created again.
-  Status Converge(std::optional<Seen> seen, bool renew) {
+  Status Converge(std::optional<api::LeaseCandidate> seen, bool renew) {
     for (int attempt = 0; attempt < 5; ++attempt) {
       if (!seen) {
         auto got = Call("GET", object_path, nullptr);
@@ -170,16 +164,16 @@ struct CandidateRegistrar::State {
         Remember(*decoded);
         seen = std::move(*decoded);
       }
-      const api::LeaseCandidateSpec& spec = seen->fields.spec;
+      const api::LeaseCandidateSpec& spec = seen->spec;
       bool ack = PingPending(spec);
       if (!renew && !ack) return Status::Ok();
       api::Timestamp renew_time = api::TruncateToMicros(clock().wall_now());
       if (ack && spec.ping_time && *spec.ping_time > renew_time) {
         renew_time = *spec.ping_time;  // our clock is behind the controller's: still answer once
       }
-      // One field changed in the server's own object (not re-encoded from `fields`).
-      json object = seen->object;
-      object["spec"]["renewTime"] = api::FormatMicroTime(renew_time);
+      api::LeaseCandidate renewed = *seen;
+      renewed.spec.renew_time = renew_time;
+      json object = api::ToJson(renewed, served_version);
       auto written = Call("PUT", object_path, &object);
       if (written.ok()) {
         auto decoded = Decode(std::move(*written));
@@ -208,14 +202,14 @@ struct CandidateRegistrar::State {
       if (!got.ok()) return got.status();
       auto existing = Decode(std::move(*got));
       if (!existing.ok()) return existing.status();
-      if (Matches(existing->fields.spec)) {
+      if (Matches(existing->spec)) {
         Remember(*existing);
         return Converge(std::move(*existing), /*renew=*/true);
       }
       // Versions are never changed in place: the old candidate goes, ours is created.
       json options_body = {{"apiVersion", "v1"},
                            {"kind", "DeleteOptions"},
-                           {"preconditions", {{"uid", existing->fields.metadata.uid}}}};
+                           {"preconditions", {{"uid", existing->metadata.uid}}}};
       auto deleted = Call("DELETE", object_path, &options_body);
       if (!deleted.ok() && !deleted.status().IsNotFound() && !deleted.status().IsConflict()) {
         return deleted.status();
@@ -254,24 +248,24 @@ struct CandidateRegistrar::State {
 
   // Handles one watch event; returns a failure to retry later by polling.
   Status Handle(const WatchEvent& event) {
-    std::optional<Seen> current;
+    std::optional<api::LeaseCandidate> current;
     {
       std::lock_guard lock(mu);
       current = cached;
     }
     auto seen = Decode(event.object);
     if (!seen.ok()) return seen.status();
-    const api::ObjectMeta& meta = seen->fields.metadata;
+    const api::ObjectMeta& meta = seen->metadata;
     if (event.type == "DELETED") {
       // A relist reports a deletion by name only; a uid names which incarnation went.
-      if (current && !meta.uid.empty() && meta.uid != current->fields.metadata.uid) {
+      if (current && !meta.uid.empty() && meta.uid != current->metadata.uid) {
         return Status::Ok();  // an old one
       }
       return Converge(std::nullopt, /*renew=*/false);  // reads NotFound and creates it again
     }
     if (current &&
         client::KnownOlder(api::ParseResourceVersion(meta.resource_version),
-                           api::ParseResourceVersion(current->fields.metadata.resource_version)))
+                           api::ParseResourceVersion(current->metadata.resource_version)))
       return Status::Ok();
     Remember(*seen);
     return Converge(std::move(*seen), /*renew=*/false);
@@ -307,7 +301,7 @@ struct CandidateRegistrar::State {
       }
       Clock::TimePoint now = clock().now();
       if (now >= renew_at) {
-        std::optional<Seen> current;
+        std::optional<api::LeaseCandidate> current;
         {
           std::lock_guard lock(mu);
           current = cached;
@@ -382,7 +376,7 @@ Status CandidateRegistrar::Stop() {
   std::string uid;
   {
     std::lock_guard lock(st.mu);
-    if (st.cached) uid = st.cached->fields.metadata.uid;
+    if (st.cached) uid = st.cached->metadata.uid;
   }
   // Only the incarnation we know: a candidate of the same name registered by a newer process
   // stays.

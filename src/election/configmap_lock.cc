@@ -25,22 +25,22 @@ class ConfigMapLock final : public KubeObjectLock {
 
   // Into the object as the server returned it: its data and other annotations stay as they are.
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
-    object["metadata"]["annotations"][kLeaderAnnotation] = FormatLeaderAnnotation(r);
+    api::ConfigMap configmap = api::LenientConfigMap(object);
+    configmap.metadata.annotations[kLeaderAnnotation] = FormatLeaderAnnotation(r);
+    object = api::ToJson(configmap);
   }
 
   Result<ObservedRecord> ReadRecord(const json& object) const override {
     auto version = VersionOf(object);
     if (!version.ok()) return version.status();
+    const api::ConfigMap configmap = api::LenientConfigMap(object);
     ObservedRecord out;
     out.version = *version;
-    std::string text;
-    if (auto a = object.find("metadata"); a != object.end()) {
-      if (auto ann = a->find("annotations"); ann != a->end() && ann->is_object()) {
-        text = ann->value(kLeaderAnnotation, "");
-      }
+    if (auto it = configmap.metadata.annotations.find(kLeaderAnnotation);
+        it != configmap.metadata.annotations.end()) {
+      out.raw = it->second;
     }
-    out.raw = text;
-    out.record = ParseLeaderAnnotation(text);
+    out.record = ParseLeaderAnnotation(out.raw);
     return out;
   }
 };

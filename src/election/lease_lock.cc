@@ -9,12 +9,6 @@ using nlohmann::json;
 
 namespace {
 
-std::chrono::system_clock::time_point ParseOr(const json& spec, const char* field) {
-  auto it = spec.find(field);
-  if (it == spec.end() || !it->is_string()) return {};
-  return api::ParseTime(it->get<std::string>()).value_or(std::chrono::system_clock::time_point{});
-}
-
 api::LeaseSpec SpecOf(const LeaderElectionRecord& r) {
   api::LeaseSpec spec;
   spec.holder_identity = r.holder_identity;
@@ -42,28 +36,31 @@ class LeaseLock final : public KubeObjectLock {
     return api::ToJson(lease);
   }
 
+  // The server's object with the record as its spec: what the record does not hold (metadata,
+  // fields a newer server adds) goes back as it came.
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
-    object["spec"] = api::ToJson(SpecOf(r));
+    api::Lease lease = api::LenientLease(object);
+    lease.spec = SpecOf(r);
+    object = api::ToJson(lease);
   }
 
-  // Read straight from the JSON, not through api::LeaseFromJson: this runs on every renewal's
-  // reply and every watched change, where a decode would canonicalize the whole object once
-  // more, and it stays tolerant of what another client wrote (an unreadable time is the epoch).
+  // Leniently: this runs on every renewal's reply and every watched change, and must read what
+  // another client wrote (an unreadable time is the epoch, as client-go's zero time).
   Result<ObservedRecord> ReadRecord(const json& object) const override {
     auto version = VersionOf(object);
     if (!version.ok()) return version.status();
+    const api::LeaseSpec spec = api::LenientLease(object).spec;
     ObservedRecord out;
     out.version = *version;
-    const json spec = object.value("spec", json::object());
     LeaderElectionRecord& r = out.record;
-    r.holder_identity = spec.value("holderIdentity", "");
-    r.lease_duration_seconds = spec.value("leaseDurationSeconds", 0);
-    r.acquire_time = ParseOr(spec, "acquireTime");
-    r.renew_time = ParseOr(spec, "renewTime");
-    r.leader_transitions = spec.value("leaseTransitions", 0);
-    r.strategy = spec.value("strategy", "");
-    r.preferred_holder = spec.value("preferredHolder", "");
-    out.raw = spec.dump();
+    r.holder_identity = spec.holder_identity.value_or("");
+    r.lease_duration_seconds = spec.lease_duration_seconds.value_or(0);
+    r.acquire_time = spec.acquire_time.value_or(api::Timestamp{});
+    r.renew_time = spec.renew_time.value_or(api::Timestamp{});
+    r.leader_transitions = spec.lease_transitions.value_or(0);
+    r.strategy = spec.strategy.value_or("");
+    r.preferred_holder = spec.preferred_holder.value_or("");
+    out.raw = api::ToJson(spec).dump();
     return out;
   }
 };
