@@ -1,4 +1,4 @@
-// Tests of GroupVersionPath, CollectionPath, ObjectPath and WithQuery.
+// Tests of GroupVersionPath, CollectionPath, ObjectPath, their templates and WithQuery.
 #include "api/api_paths.h"
 
 #include <gtest/gtest.h>
@@ -42,6 +42,25 @@ TEST(ApiPathsTest, EverySegmentIsEncoded) {
   EXPECT_EQ(ObjectPath(ConfigMapKind(), "v1", "default", ".."),
             "/api/v1/namespaces/default/configmaps/..");
   EXPECT_EQ(GroupVersionPath(LeaseKind(), "v1/../x"), "/apis/coordination.k8s.io/v1%2F..%2Fx");
+}
+
+TEST(ApiPathsTest, GroupVersionsOfAGroupByName) {
+  EXPECT_EQ(GroupVersionPath("coordination.k8s.io", "v1beta1"),
+            "/apis/coordination.k8s.io/v1beta1");
+  EXPECT_EQ(GroupVersionPath("", "v1"), "/api/v1");
+  EXPECT_EQ(GroupVersionPath("a/b", "v1"), "/apis/a%2Fb/v1");
+}
+
+TEST(ApiPathsTest, OpenApiPathTemplates) {
+  EXPECT_EQ(CollectionPathTemplate(LeaseKind(), "v1"),
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases");
+  EXPECT_EQ(ObjectPathTemplate(LeaseKind(), "v1"),
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}");
+  EXPECT_EQ(ObjectPathTemplate(ConfigMapKind(), "v1"),
+            "/api/v1/namespaces/{namespace}/configmaps/{name}");
+  // A cluster-scoped kind has no namespace segment.
+  EXPECT_EQ(CollectionPathTemplate(NamespaceKind(), "v1"), "/api/v1/namespaces");
+  EXPECT_EQ(ObjectPathTemplate(NamespaceKind(), "v1"), "/api/v1/namespaces/{name}");
 }
 
 TEST(ApiPathsTest, QueryStrings) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "client/test_loopback_listener.h"
+#include "client/test_request_framer.h"
 
 namespace tenure::client {
 namespace {
@@ -43,22 +44,13 @@ class SlowServer {
   uint16_t port() const { return listener_.port(); }
 
  private:
-  static bool ReadRequest(int c) {
-    std::string in;
-    char buf[1024];
-    while (in.find("\r\n\r\n") == std::string::npos) {
-      ssize_t n = read(c, buf, sizeof buf);
-      if (n <= 0) return false;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    return true;
-  }
   void Handle(int c, int index) {
-    if (!ReadRequest(c)) return;
+    std::string in;
+    if (!ReadRequest(c, in)) return;
     if (index > 0) return;  // never answers (the connection stays open until the end)
     std::string ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
     if (write(c, ok.data(), ok.size()) != static_cast<ssize_t>(ok.size())) return;
-    if (!ReadRequest(c)) return;
+    if (!ReadRequest(c, in)) return;
     // The server's own slowness, not a wait of the test: it hangs up late.
     std::this_thread::sleep_for(hang_up_after_);
     shutdown(c, SHUT_RDWR);

@@ -11,11 +11,13 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "client/test_loopback_listener.h"
+#include "client/test_request_framer.h"
 
 namespace tenure::client {
 
@@ -79,31 +81,17 @@ class HttpStandIn {
   // One keep-alive connection: requests (with a Content-Length body) until the client hangs up.
   void Handle(int c) {
     std::string in;
-    char buf[4096];
-    for (;;) {
-      ssize_t n = read(c, buf, sizeof buf);
-      if (n <= 0) break;
-      in.append(buf, static_cast<size_t>(n));
-      for (;;) {
-        size_t head_end = in.find("\r\n\r\n");
-        if (head_end == std::string::npos) break;
-        size_t length = 0;
-        if (size_t p = in.find("Content-Length: "); p != std::string::npos && p < head_end) {
-          length = std::stoul(in.substr(p + 16));
-        }
-        if (in.size() < head_end + 4 + length) break;
-        std::string reply;
-        {
-          std::lock_guard lock(mu_);
-          lines_.push_back(in.substr(0, in.find("\r\n")));
-          bodies_.push_back(in.substr(head_end + 4, length));
-          reply = "HTTP/1.1 " + std::to_string(status_) +
-                  " Canned\r\nContent-Type: application/json\r\nContent-Length: " +
-                  std::to_string(body_.size()) + "\r\n\r\n" + body_;
-        }
-        in.erase(0, head_end + 4 + length);
-        if (write(c, reply.data(), reply.size()) < 0) break;
+    while (std::optional<FramedRequest> request = ReadRequest(c, in)) {
+      std::string reply;
+      {
+        std::lock_guard lock(mu_);
+        lines_.push_back(std::move(request->line));
+        bodies_.push_back(std::move(request->body));
+        reply = "HTTP/1.1 " + std::to_string(status_) +
+                " Canned\r\nContent-Type: application/json\r\nContent-Length: " +
+                std::to_string(body_.size()) + "\r\n\r\n" + body_;
       }
+      if (write(c, reply.data(), reply.size()) < 0) break;
     }
     std::lock_guard lock(mu_);
     std::erase(open_, c);

@@ -11,11 +11,13 @@
 #include <atomic>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "client/kube_client.h"
 #include "client/test_loopback_listener.h"
+#include "client/test_request_framer.h"
 
 namespace tenure::client {
 namespace {
@@ -61,34 +63,19 @@ class StandIn {
 
   // One connection: keep-alive requests until the client or the stand-in hangs up.
   void Handle(int c) {
-    {
-      std::string in;
-      char buf[4096];
-      for (;;) {
-        ssize_t n = read(c, buf, sizeof buf);
-        if (n <= 0) break;
-        in.append(buf, static_cast<size_t>(n));
-        size_t head_end = in.find("\r\n\r\n");
-        if (head_end == std::string::npos) continue;
-        size_t length = 0;
-        if (size_t p = in.find("Content-Length: "); p != std::string::npos) {
-          length = std::stoul(in.substr(p + 16));
-        }
-        if (in.size() < head_end + 4 + length) continue;
-        {
-          std::lock_guard lock(mu_);
-          targets_.push_back(in.substr(0, in.find("\r\n")));  // "GET /api HTTP/1.1"
-        }
-        in.erase(0, head_end + 4 + length);
-        ++requests_;
-        if (reply_ == Reply::kHangUp) break;
-        if (reply_ == Reply::kNever) continue;
-        std::string body = R"({"ok":true})";
-        std::string reply =
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-            std::to_string(body.size()) + "\r\n\r\n" + body;
-        if (write(c, reply.data(), reply.size()) < 0) break;
+    std::string in;
+    while (std::optional<FramedRequest> request = ReadRequest(c, in)) {
+      {
+        std::lock_guard lock(mu_);
+        targets_.push_back(std::move(request->line));  // "GET /api HTTP/1.1"
       }
+      ++requests_;
+      if (reply_ == Reply::kHangUp) break;
+      if (reply_ == Reply::kNever) continue;
+      std::string body = R"({"ok":true})";
+      std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body;
+      if (write(c, reply.data(), reply.size()) < 0) break;
     }
     std::lock_guard lock(mu_);
     std::erase(open_, c);

@@ -381,25 +381,29 @@ struct Elector::State {
     Clock::TimePoint next_renewal = clock().now() + config.retry_period;
     while (!finished.stop_requested()) {
       Clock::TimePoint now = clock().now();
-      Clock::TimePoint stop_by = MustStopBy();
+      election::DrainStep step;
       uint64_t seen;
       {
         std::lock_guard lock(mu);
-        if (!view.seen || view.seen->record.record.holder_identity != rules.identity) return false;
+        step = election::NextDrainStep(view, rules, now, next_renewal, give_up);
         seen = watched_changes;
       }
-      if (now >= give_up || now >= stop_by) return false;
-      if (now >= next_renewal) {
-        Budget budget(
-            std::min<Clock::Duration>({config.renew_deadline, stop_by - now, give_up - now}));
-        if (TryRenewHeld(budget)) {
-          std::lock_guard lock(mu);
-          ++metrics.renew_total;
+      switch (step.action) {
+        case election::DrainStep::Action::kGiveUp:
+          return false;
+        case election::DrainStep::Action::kRenew: {
+          Budget budget(step.attempt_budget);
+          if (TryRenewHeld(budget)) {
+            std::lock_guard lock(mu);
+            ++metrics.renew_total;
+          }
+          next_renewal = now + config.retry_period;
+          break;
         }
-        next_renewal = now + config.retry_period;
-        continue;
+        case election::DrainStep::Action::kWait:
+          SleepUntilChange(step.wait_until, finished, seen);
+          break;
       }
-      SleepUntilChange(std::min({next_renewal, give_up, stop_by}), finished, seen);
     }
     return true;
   }
@@ -543,9 +547,7 @@ std::optional<LeaderTerm> Elector::CurrentTerm() const {
 bool Elector::Healthy() const {
   const State& st = *state_;
   std::lock_guard lock(st.mu);
-  if (!st.view.leading || !st.view.seen) return true;
-  return st.clock().now() - st.view.seen->observed_at <=
-         st.config.lease_duration + st.config.health_tolerance;
+  return election::Healthy(st.view, st.rules, st.clock().now());
 }
 
 ElectorMetrics Elector::metrics() const {

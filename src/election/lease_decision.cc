@@ -11,6 +11,8 @@ Rules Rules::Of(const ElectionConfig& config) {
   rules.coordinated = config.coordinated;
   rules.lease_duration = config.lease_duration;
   rules.usable_lease = UsableLease(config);
+  rules.renew_deadline = config.renew_deadline;
+  rules.health_tolerance = config.health_tolerance;
   return rules;
 }
 
@@ -51,12 +53,15 @@ Clock::Duration RenewalAttemptBudget(Clock::TimePoint now, Clock::TimePoint rene
   return std::chrono::duration_cast<Clock::Duration>(std::min(renew_deadline, stop_by) - now);
 }
 
+bool ControllerPrefersAnother(const LeaderElectionRecord& record, const ElectorView& view,
+                              const Rules& rules) {
+  return rules.coordinated && !record.preferred_holder.empty() && !view.draining;
+}
+
 TermEnd EndsTerm(const ObservedRecord& record, const ElectorView& view, const Rules& rules) {
   if (!view.leading || record.version <= view.own_version) return TermEnd::kNone;
   if (record.record.holder_identity != rules.identity) return TermEnd::kGivenAway;
-  if (rules.coordinated && !record.record.preferred_holder.empty() && !view.draining) {
-    return TermEnd::kPreempted;
-  }
+  if (ControllerPrefersAnother(record.record, view, rules)) return TermEnd::kPreempted;
   return TermEnd::kNone;
 }
 
@@ -64,7 +69,7 @@ bool MayRenewFromCache(const ElectorView& view, const Rules& rules, Clock::TimeP
   if (!view.leading || !ValidlyHeld(view, now)) return false;
   const LeaderElectionRecord& record = view.seen->record.record;
   if (record.holder_identity != rules.identity) return false;
-  return !(rules.coordinated && !record.preferred_holder.empty() && !view.draining);
+  return !ControllerPrefersAnother(record, view, rules);
 }
 
 LeaderElectionRecord AcquireOrRenewRecord(const LeaderElectionRecord* current, const Rules& rules,
@@ -95,11 +100,8 @@ LeaderElectionRecord RenewedHeldRecord(LeaderElectionRecord record, const Rules&
 HeldRenewal RenewHeld(const LeaderElectionRecord& current, const ElectorView& view,
                       const Rules& rules, Clock::TimePoint now, Clock::WallTime wall_now) {
   if (!ValidlyHeld(view, now) || current.holder_identity != rules.identity) return {};
-  if (rules.coordinated && !current.preferred_holder.empty() && !view.draining) {
-    // The controller prefers another candidate: end the term now and hand over (a draining term
-    // has ended already and renews until its work stopped).
-    return {.preempted = view.leading};
-  }
+  // End the term now and hand over.
+  if (ControllerPrefersAnother(current, view, rules)) return {.preempted = view.leading};
   return {.write = RenewedHeldRecord(current, rules, wall_now)};
 }
 
@@ -115,6 +117,25 @@ std::optional<LeaderElectionRecord> ReleaseRecord(const LeaderElectionRecord& cu
     released.preferred_holder = current.preferred_holder;
   }
   return released;
+}
+
+DrainStep NextDrainStep(const ElectorView& view, const Rules& rules, Clock::TimePoint now,
+                        Clock::TimePoint next_renewal, Clock::TimePoint give_up) {
+  if (!view.seen || view.seen->record.record.holder_identity != rules.identity) return {};
+  Clock::TimePoint stop_by = MustStopBy(view, rules);
+  if (now >= give_up || now >= stop_by) return {};
+  if (now >= next_renewal) {
+    return {.action = DrainStep::Action::kRenew,
+            .attempt_budget =
+                std::min<Clock::Duration>({rules.renew_deadline, stop_by - now, give_up - now})};
+  }
+  return {.action = DrainStep::Action::kWait,
+          .wait_until = std::min({next_renewal, give_up, stop_by})};
+}
+
+bool Healthy(const ElectorView& view, const Rules& rules, Clock::TimePoint now) {
+  if (!view.leading || !view.seen) return true;
+  return now - view.seen->observed_at <= rules.lease_duration + rules.health_tolerance;
 }
 
 bool RestartsOthersCount(const ObservedRecord* replaced, const ObservedRecord& written) {

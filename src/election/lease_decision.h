@@ -21,6 +21,10 @@ struct Rules {
   Clock::Duration lease_duration{};  // a whole number of seconds (ValidateElectionTimings)
   // How long after sending a successful renewal the leader may still act (UsableLease).
   Clock::Duration usable_lease{};
+  Clock::Duration renew_deadline{};
+  // How much longer than lease_duration a leader may go without a change it observed of its
+  // record before it reports itself unhealthy.
+  Clock::Duration health_tolerance{};
 
   static Rules Of(const ElectionConfig& config);
 };
@@ -72,9 +76,15 @@ Clock::TimePoint MustStopBy(const ElectorView& view, const Rules& rules);
 Clock::Duration RenewalAttemptBudget(Clock::TimePoint now, Clock::TimePoint renew_deadline,
                                      Clock::TimePoint stop_by);
 
+// Coordinated: whether the controller's preferredHolder in `record` asks the leader to hand over.
+// Any preferredHolder named does, except while draining (that term has ended already and renews
+// until its work stopped).
+bool ControllerPrefersAnother(const LeaderElectionRecord& record, const ElectorView& view,
+                              const Rules& rules);
+
 // Whether a record someone else wrote ends the current term: one written after our own last
-// write that names another holder (an operator's forced release, a controller's assignment), or,
-// coordinated, that prefers another holder (not while draining: that term has ended already).
+// write that names another holder (an operator's forced release, a controller's assignment), or
+// one in which the controller prefers another holder (ControllerPrefersAnother).
 enum class TermEnd { kNone, kGivenAway, kPreempted };
 TermEnd EndsTerm(const ObservedRecord& record, const ElectorView& view, const Rules& rules);
 
@@ -109,6 +119,26 @@ LeaderElectionRecord RenewedHeldRecord(LeaderElectionRecord record, const Rules&
 // ours to release.
 std::optional<LeaderElectionRecord> ReleaseRecord(const LeaderElectionRecord& current,
                                                   const Rules& rules, Clock::WallTime now);
+
+// One step of a graceful handover's drain, which renews a lease naming us a retry period apart
+// (`next_renewal`) until the term's work stopped. It gives up when the lease seen no longer
+// names us, at `give_up` (drain_timeout after the drain began) or once the leader must stop
+// (MustStopBy); a renewal gets at most renew_deadline and never more than is left before either
+// deadline; otherwise it waits for the next renewal or the first deadline, unless the record
+// changes first.
+struct DrainStep {
+  enum class Action { kGiveUp, kRenew, kWait };
+  Action action = Action::kGiveUp;
+  Clock::Duration attempt_budget{};  // kRenew
+  Clock::TimePoint wait_until{};     // kWait
+};
+DrainStep NextDrainStep(const ElectorView& view, const Rules& rules, Clock::TimePoint now,
+                        Clock::TimePoint next_renewal, Clock::TimePoint give_up);
+
+// The health check: a leader is unhealthy once the record it last saw changed longer than
+// lease_duration + health_tolerance ago (its renewals no longer land); a candidate that does not
+// lead, or has seen nothing yet, is healthy.
+bool Healthy(const ElectorView& view, const Rules& rules, Clock::TimePoint now);
 
 // Whether our write of `written` over `replaced` (nullptr: created) moves the stop deadline:
 // others restart their count only when the record's bytes change, so a write that changed nothing

@@ -196,5 +196,91 @@ TEST(LeaseDecisionTest, OnlyAWriteThatChangedTheBytesMovesTheStopDeadline) {
   EXPECT_TRUE(RestartsOthersCount(&before, changed));
 }
 
+TEST(LeaseDecisionTest, TheControllerPrefersAnotherOnlyInCoordinatedModeAndNotWhileDraining) {
+  LeaderElectionRecord preferring = Held("me");
+  preferring.strategy = "OldestEmulationVersion";
+  preferring.preferred_holder = "other";
+  ElectorView view = Seeing(preferring);
+  EXPECT_TRUE(ControllerPrefersAnother(preferring, view, Me(true)));
+  EXPECT_FALSE(ControllerPrefersAnother(preferring, view, Me(false)));
+  EXPECT_FALSE(ControllerPrefersAnother(Held("me"), view, Me(true)));  // no preferredHolder
+  view.draining = true;
+  EXPECT_FALSE(ControllerPrefersAnother(preferring, view, Me(true)));
+}
+
+TEST(LeaseDecisionTest, RulesTakeTheRenewDeadlineAndTheHealthToleranceFromTheConfig) {
+  ElectionConfig config;
+  config.renew_deadline = 10s;
+  config.health_tolerance = 3s;
+  Rules rules = Rules::Of(config);
+  EXPECT_EQ(rules.renew_deadline, 10s);
+  EXPECT_EQ(rules.health_tolerance, 3s);
+}
+
+// A drain at the default timings: lease 15 s, usable 14.75 s after the last renewal was sent,
+// renew deadline 10 s.
+Rules Draining() {
+  Rules rules = Me(true);
+  rules.renew_deadline = 10s;
+  return rules;
+}
+
+TEST(LeaseDecisionTest, ADrainRenewsWhenDueWithinTheEarliestDeadline) {
+  ElectorView view = Seeing(Held("me"), 10, kT0);
+  view.leading = view.draining = true;
+  view.last_renew_sent = kT0;
+  const Clock::TimePoint next_renewal = kT0 + 2s;
+
+  // Not due yet: it waits for the renewal, or the record changes first.
+  DrainStep waiting = NextDrainStep(view, Draining(), kT0 + 1s, next_renewal, kT0 + 30s);
+  EXPECT_EQ(waiting.action, DrainStep::Action::kWait);
+  EXPECT_EQ(waiting.wait_until, next_renewal);
+  // ... or for the earlier of the two deadlines.
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 1s, next_renewal, kT0 + 1'500ms).wait_until,
+            kT0 + 1'500ms);
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 1s, kT0 + 20s, kT0 + 30s).wait_until,
+            kT0 + 14'750ms);  // MustStopBy
+
+  // Due: the attempt gets the renew deadline, or what is left before a deadline.
+  DrainStep renewing = NextDrainStep(view, Draining(), kT0 + 2s, next_renewal, kT0 + 30s);
+  EXPECT_EQ(renewing.action, DrainStep::Action::kRenew);
+  EXPECT_EQ(renewing.attempt_budget, 10s);
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 2s, next_renewal, kT0 + 5s).attempt_budget,
+            3s);  // until give_up
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 10s, next_renewal, kT0 + 30s).attempt_budget,
+            4'750ms);  // until MustStopBy
+}
+
+TEST(LeaseDecisionTest, ADrainGivesUpAtEitherDeadlineOrWhenTheLeaseIsNoLongerOurs) {
+  ElectorView view = Seeing(Held("me"), 10, kT0);
+  view.leading = view.draining = true;
+  view.last_renew_sent = kT0;
+  const Clock::TimePoint next_renewal = kT0 + 2s;
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 5s, next_renewal, kT0 + 5s).action,
+            DrainStep::Action::kGiveUp);  // drain_timeout passed
+  EXPECT_EQ(NextDrainStep(view, Draining(), kT0 + 14'750ms, next_renewal, kT0 + 30s).action,
+            DrainStep::Action::kGiveUp);  // must stop: the lease could not be kept
+  ElectorView given_away = Seeing(Held("other"), 11, kT0);
+  given_away.leading = given_away.draining = true;
+  given_away.last_renew_sent = kT0;
+  EXPECT_EQ(NextDrainStep(given_away, Draining(), kT0 + 1s, next_renewal, kT0 + 30s).action,
+            DrainStep::Action::kGiveUp);
+  EXPECT_EQ(NextDrainStep(ElectorView{}, Draining(), kT0, next_renewal, kT0 + 30s).action,
+            DrainStep::Action::kGiveUp);  // nothing seen
+}
+
+TEST(LeaseDecisionTest, ALeaderIsUnhealthyOnceItsRecordStayedUnchangedPastTheLeaseAndTolerance) {
+  Rules rules = Me();
+  rules.health_tolerance = 5s;
+  ElectorView view = Seeing(Held("me"), 10, kT0);
+  EXPECT_TRUE(Healthy(view, rules, kT0 + 60s));  // not leading
+  view.leading = true;
+  EXPECT_TRUE(Healthy(view, rules, kT0 + 20s));  // 15 s lease + 5 s tolerance
+  EXPECT_FALSE(Healthy(view, rules, kT0 + 20s + 1ns));
+  ElectorView nothing_seen;
+  nothing_seen.leading = true;
+  EXPECT_TRUE(Healthy(nothing_seen, rules, kT0));
+}
+
 }  // namespace
 }  // namespace tenure::election

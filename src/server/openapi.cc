@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/api_paths.h"
 #include "api/meta_descriptions.h"
 #include "server/openapi_paths.h"
 #include "server/openapi_schemas.h"
@@ -72,8 +73,7 @@ std::vector<std::pair<std::string_view, std::string_view>> GroupVersions(
 }  // namespace
 
 std::string OpenApiV3Key(std::string_view group, std::string_view version) {
-  if (group.empty()) return "api/" + std::string(version);
-  return "apis/" + std::string(group) + "/" + std::string(version);
+  return api::GroupVersionPath(group, version).substr(1);  // without the leading "/"
 }
 
 std::optional<json> OpenApiV3Document(const std::vector<ServedVersion>& served,

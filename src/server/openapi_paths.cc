@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 
+#include "api/api_paths.h"
 #include "api/meta_descriptions.h"
 #include "server/openapi_schemas.h"
 
@@ -188,8 +189,6 @@ std::string Tag(std::string_view group, std::string_view version) {
 
 void AddPaths(json& paths, const api::KindDescription& kind, std::string_view version) {
   const std::string_view group = kind.group;
-  const std::string prefix =
-      group.empty() ? "/api/v1" : "/apis/" + std::string(group) + "/" + std::string(version);
   const std::string object = OpenApiSchemaName(*kind.object, group, version);
   const std::string list = OpenApiSchemaName(kind.list, group, version);
   const std::string status = OpenApiSchemaName(api::StatusObject(), group, version);
@@ -200,7 +199,6 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
   const std::string k(kind.kind);
   const json tags = json::array({Tag(group, version)});
   const json gvk = OpenApiGvk(group, version, kind.kind);
-  const std::string resource(kind.resource);
 
   auto op = [&](const char* action, const std::string& description, const std::string& id) {
     return json{{"description", description},
@@ -240,9 +238,7 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
     delete_collection["responses"] = Responses({{"200", &status}});
     collection["delete"] = delete_collection;
   }
-  std::string collection_path =
-      kind.namespaced ? prefix + "/namespaces/{namespace}/" + resource : prefix + "/" + resource;
-  paths[collection_path] = collection;
+  paths[api::CollectionPathTemplate(kind, version)] = collection;
 
   // Item.
   json item = {{"parameters", kind.namespaced ? json::array({name_param, namespace_param, Pretty()})
@@ -277,7 +273,7 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
   remove["requestBody"] = body({{"*/*", {{"schema", OpenApiRef(delete_options)}}}});
   remove["responses"] = Responses({{"200", &status}, {"202", &status}});
   item["delete"] = remove;
-  paths[collection_path + "/{name}"] = item;
+  paths[api::ObjectPathTemplate(kind, version)] = item;
 
   // List across namespaces.
   if (kind.namespaced) {
@@ -286,7 +282,7 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
     all["responses"] = Responses({{"200", &list}}, true);
     json all_params = ListParams();
     all_params.push_back(Pretty());
-    paths[prefix + "/" + resource] = {{"get", all}, {"parameters", all_params}};
+    paths[api::CollectionPath(kind, version, "")] = {{"get", all}, {"parameters", all_params}};
   }
 }
 
@@ -295,14 +291,13 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
 json OpenApiPaths(const std::vector<const api::KindDescription*>& kinds, std::string_view group,
                   std::string_view version) {
   json paths = json::object();
-  std::string prefix =
-      group.empty() ? "/api/v1/" : "/apis/" + std::string(group) + "/" + std::string(version) + "/";
   std::string resource_list = OpenApiSchemaName(api::ApiResourceListObject(), group, version);
-  paths[prefix] = {{"get",
-                    {{"description", "get available resources"},
-                     {"operationId", "get" + OperationGroup(group, version) + "APIResources"},
-                     {"tags", json::array({Tag(group, version)})},
-                     {"responses", Responses({{"200", &resource_list}})}}}};
+  paths[api::GroupVersionPath(group, version) + "/"] = {
+      {"get",
+       {{"description", "get available resources"},
+        {"operationId", "get" + OperationGroup(group, version) + "APIResources"},
+        {"tags", json::array({Tag(group, version)})},
+        {"responses", Responses({{"200", &resource_list}})}}}};
   for (const api::KindDescription* kind : kinds) AddPaths(paths, *kind, version);
   return paths;
 }
