@@ -176,6 +176,13 @@ json ToJson(const ObjectReference& ref) {
 
 json ToJson(const Event& event) { return EncodeKind(internal::EventKind(), event); }
 
+json ToJson(const DeleteOptions& options) {
+  json out = EncodeTyped(DeleteOptionsObject(), &options);
+  out["apiVersion"] = "v1";
+  out["kind"] = "DeleteOptions";
+  return out;
+}
+
 Result<ObjectMeta> ObjectMetaFromJson(const json& in) {
   return Decode<ObjectMeta>(ObjectMetaObject(), "ObjectMeta", in);
 }

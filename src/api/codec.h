@@ -30,6 +30,7 @@ nlohmann::json ToJson(const ConfigMap& configmap);
 nlohmann::json ToJson(const Namespace& ns);
 nlohmann::json ToJson(const ObjectReference& ref);
 nlohmann::json ToJson(const Event& event);
+nlohmann::json ToJson(const DeleteOptions& options);  // the body of a DELETE, apiVersion v1
 
 Result<ObjectMeta> ObjectMetaFromJson(const nlohmann::json& json);
 Result<Lease> LeaseFromJson(const nlohmann::json& json);

@@ -221,6 +221,18 @@ TEST(CodecTest, LenientReadsTakeWhatTheyCan) {
             "l");
 }
 
+TEST(CodecTest, DeleteOptions) {
+  EXPECT_EQ(ToJson(DeleteOptions()).dump(), R"({"apiVersion":"v1","kind":"DeleteOptions"})");
+  DeleteOptions options;
+  options.preconditions = Preconditions{.uid = "u", .resource_version = "7"};
+  options.grace_period_seconds = 0;
+  options.propagation_policy = "Background";
+  EXPECT_EQ(
+      ToJson(options).dump(),
+      R"({"apiVersion":"v1","gracePeriodSeconds":0,"kind":"DeleteOptions",)"
+      R"("preconditions":{"resourceVersion":"7","uid":"u"},"propagationPolicy":"Background"})");
+}
+
 TEST(CodecTest, Base64) {
   for (std::string s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
                         std::string("\x00\x01\x02\xfe\xff", 5)}) {

@@ -1,5 +1,6 @@
 // Descriptions of the API machinery's objects in every OpenAPI document (Status, WatchEvent, ...).
 #include "api/meta_descriptions.h"
+#include "api/types.h"
 
 namespace tenure::api {
 namespace {
@@ -74,8 +75,10 @@ const ObjectDescription& PreconditionsObject() {
           "Preconditions must be fulfilled before an operation (update, delete, etc.) is "
           "carried out.",
       .fields = {
-          field::String("uid", E::kPointer, "Specifies the target UID.", "types.UID"),
-          field::String("resourceVersion", E::kPointer, "Specifies the target ResourceVersion"),
+          field::String("uid", E::kPointer, "Specifies the target UID.", "types.UID")
+              .Bind<&Preconditions::uid>(),
+          field::String("resourceVersion", E::kPointer, "Specifies the target ResourceVersion")
+              .Bind<&Preconditions::resource_version>(),
       }};
   return d;
 }
@@ -179,10 +182,12 @@ const ObjectDescription& DeleteOptionsObject() {
                        "be non-negative integer. The value zero indicates delete immediately. If "
                        "this value is nil, the default grace period for the specified type will "
                        "be used. Defaults to a per object value if not specified. zero means "
-                       "delete immediately."),
+                       "delete immediately.")
+              .Bind<&DeleteOptions::grace_period_seconds>(),
           field::Object("preconditions", E::kPointer, PreconditionsObject(),
                         "Must be fulfilled before a deletion is carried out. If not possible, a "
-                        "409 Conflict status will be returned."),
+                        "409 Conflict status will be returned.")
+              .Bind<&DeleteOptions::preconditions>(),
           field::Bool("orphanDependents", E::kPointer,
                       "Deprecated: please use the PropagationPolicy, this field will be "
                       "deprecated in 1.7. Should the dependent objects be orphaned. If "
@@ -197,7 +202,8 @@ const ObjectDescription& DeleteOptionsObject() {
                         "orphan the dependents; 'Background' - allow the garbage collector to "
                         "delete the dependents in the background; 'Foreground' - a cascading "
                         "policy that deletes all dependents in the foreground.",
-                        "v1.DeletionPropagation"),
+                        "v1.DeletionPropagation")
+              .Bind<&DeleteOptions::propagation_policy>(),
           field::StringList("dryRun", E::kOmitEmpty,
                             "When present, indicates that modifications should not be persisted. "
                             "An invalid or unrecognized dryRun directive will result in an error "

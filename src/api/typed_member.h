@@ -172,7 +172,12 @@ TypedMember BindMember() {
                        return Value::Encode(static_cast<const S*>(object)->*Member, field);
                      },
                      [](const nlohmann::json* value, void* object, const FieldDescription& field) {
-                       static_cast<S*>(object)->*Member = Value::Read(value, field).value_or(M{});
+                       M& member = static_cast<S*>(object)->*Member;
+                       if (std::optional<M> read = Value::Read(value, field)) {
+                         member = std::move(*read);
+                       } else {
+                         member = M();
+                       }
                      },
                      &typeid(S), Value::Nested()};
 }

@@ -189,6 +189,20 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
+// meta/v1 DeleteOptions, as far as tenure's clients send them.
+struct Preconditions {
+  std::optional<std::string> uid;
+  std::optional<std::string> resource_version;
+  bool operator==(const Preconditions&) const = default;
+};
+
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::optional<Preconditions> preconditions;
+  std::optional<std::string> propagation_policy;
+  bool operator==(const DeleteOptions&) const = default;
+};
+
 template <typename T>
 struct List {
   ListMeta metadata;

@@ -286,9 +286,9 @@ void Reconciler::CollectGarbage() {
     if (!reply.ok()) continue;
     auto current = api::LeaseCandidateFromJson(*reply);
     if (!current.ok() || !expired(*current)) continue;
-    json options = {{"apiVersion", "v1"},
-                    {"kind", "DeleteOptions"},
-                    {"preconditions", {{"resourceVersion", current->metadata.resource_version}}}};
+    json options = api::ToJson(api::DeleteOptions{
+        .preconditions =
+            api::Preconditions{.resource_version = current->metadata.resource_version}});
     auto deleted = client_->Call("DELETE", path, &options, kCallTimeout);
     if (deleted.ok()) {
       ++metrics_.candidates_collected;

@@ -207,9 +207,8 @@ struct CandidateRegistrar::State {
         return Converge(std::move(*existing), /*renew=*/true);
       }
       // Versions are never changed in place: the old candidate goes, ours is created.
-      json options_body = {{"apiVersion", "v1"},
-                           {"kind", "DeleteOptions"},
-                           {"preconditions", {{"uid", existing->metadata.uid}}}};
+      json options_body = api::ToJson(
+          api::DeleteOptions{.preconditions = api::Preconditions{.uid = existing->metadata.uid}});
       auto deleted = Call("DELETE", object_path, &options_body);
       if (!deleted.ok() && !deleted.status().IsNotFound() && !deleted.status().IsConflict()) {
         return deleted.status();
@@ -380,8 +379,9 @@ Status CandidateRegistrar::Stop() {
   }
   // Only the incarnation we know: a candidate of the same name registered by a newer process
   // stays.
-  json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
-  if (!uid.empty()) body["preconditions"] = {{"uid", uid}};
+  api::DeleteOptions options;
+  if (!uid.empty()) options.preconditions = api::Preconditions{.uid = uid};
+  json body = api::ToJson(options);
   auto deleted = st.Call("DELETE", st.object_path, &body);
   Status result = deleted.ok() || deleted.status().IsNotFound() ? Status::Ok() : deleted.status();
   std::lock_guard lock(st.mu);
