@@ -116,5 +116,13 @@ TEST(StatusObjectTest, ABodyThatIsNoStatusIsReadFromTheHttpCode) {
   EXPECT_EQ(StatusFromResponse(404, R"({"kind":"Lease"})").reason(), Reason::kNotFound);
 }
 
+// A "kind" that is no string made the reading throw (nlohmann's value() with a default checks the
+// type); a server's odd reply must come back as a Status.
+TEST(StatusObjectTest, AKindThatIsNoStringIsNoStatus) {
+  Status read = StatusFromResponse(502, R"({"kind":5,"message":"m"})");
+  EXPECT_EQ(read.reason(), Reason::kInternalError);
+  EXPECT_EQ(read.message(), R"(the server responded with HTTP 502: {"kind":5,"message":"m"})");
+}
+
 }  // namespace
 }  // namespace tenure::api

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/time.h"
+#include "tenure/status.h"
 
 namespace tenure::api {
 
@@ -163,6 +164,27 @@ struct Event {
   std::string reporting_component;
   std::string reporting_instance;
   bool operator==(const Event&) const = default;
+};
+
+// meta/v1 Status as it is on the wire (status_object.h converts it to and from tenure::Status,
+// whose StatusCause is the wire's as it is: reason, message, field).
+struct ApiStatusDetails {
+  std::string name;
+  std::string group;
+  std::string kind;  // the resource ("leases"), or the kind for Invalid
+  std::string uid;
+  std::vector<StatusCause> causes;
+  int32_t retry_after_seconds = 0;
+  bool operator==(const ApiStatusDetails&) const = default;
+};
+
+struct ApiStatus {
+  std::string status;  // "Success" or "Failure"
+  std::string message;
+  std::string reason;  // "NotFound", ...; empty on success
+  std::optional<ApiStatusDetails> details;
+  std::optional<int32_t> code;  // an explicit 0 from a server is kept
+  bool operator==(const ApiStatus&) const = default;
 };
 
 template <typename T>
