@@ -182,5 +182,63 @@ TEST(ProtobufBodyTest, OtherKindsAreUnsupportedMediaType) {
   }
 }
 
+// The generic path on a description of its own: every field type protobuf is read into.
+const api::ObjectDescription& NestedMessage() {
+  static const api::ObjectDescription d{
+      .go_name = "Nested", .fields = {api::field::String("s", api::Emit::kOmitEmpty, "").Proto(1)}};
+  return d;
+}
+
+const api::ObjectDescription& EveryTypeMessage() {
+  using api::Emit;
+  namespace field = api::field;
+  static const api::ObjectDescription d{
+      .go_name = "EveryType",
+      .fields = {
+          field::String("string", Emit::kOmitEmpty, "").Proto(1),
+          field::Bool("bool", Emit::kPointer, "").Proto(2),
+          field::Int32("int32", Emit::kOmitEmpty, "").Proto(3),
+          field::Int64("int64", Emit::kOmitEmpty, "").Proto(4),
+          field::StringMap("stringMap", Emit::kOmitEmpty, "").Proto(5),
+          field::BytesMap("bytesMap", Emit::kOmitEmpty, "").Proto(6),
+          field::StringList("stringList", Emit::kOmitEmpty, "").Proto(7),
+          field::Object("object", Emit::kAlways, NestedMessage(), "").Proto(8),
+          field::Object("emptyObject", Emit::kAlways, NestedMessage(), "").Proto(9),
+          field::Time("time", Emit::kOmitEmpty, "").Proto(10),  // a type protobuf is not read into
+          field::String("unnumbered", Emit::kOmitEmpty, ""),
+      }};
+  return d;
+}
+
+TEST(ProtobufMessageTest, EveryFieldTypeThroughTheDescription) {
+  std::string message =
+      Bytes(1, "text") + VarintField(2, 1) + VarintField(3, static_cast<uint64_t>(int64_t{-7})) +
+      VarintField(4, uint64_t{1} << 40) + MapEntry(5, "k", "v") + MapEntry(6, "b", "\x01\x02") +
+      Bytes(7, "a") + Bytes(7, "") + Bytes(8, Bytes(1, "inner")) + Bytes(9, Bytes(2, "unknown")) +
+      Bytes(10, VarintField(1, 5)) + Bytes(0x7ff, "far");
+  auto decoded = DecodeProtobufMessage(EveryTypeMessage(), message);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, json({{"string", "text"},
+                            {"bool", true},
+                            {"int32", -7},
+                            {"int64", int64_t{1} << 40},
+                            {"stringMap", {{"k", "v"}}},
+                            {"bytesMap", {{"b", "AQI="}}},
+                            {"stringList", {"a", ""}},
+                            {"object", {{"s", "inner"}}}}));
+}
+
+TEST(ProtobufMessageTest, AnEmptyMessageIsAnEmptyObject) {
+  auto decoded = DecodeProtobufMessage(EveryTypeMessage(), "");
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, json::object());
+}
+
+TEST(ProtobufMessageTest, AMalformedNestedMessageIsMalformed) {
+  auto decoded = DecodeProtobufMessage(EveryTypeMessage(), Bytes(8, Bytes(1, "x").substr(0, 2)));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(), "the protobuf body of the request is malformed");
+}
+
 }  // namespace
 }  // namespace tenure::server
