@@ -35,6 +35,11 @@ FieldDescription FieldDescription::PatchMerge(std::string_view key) && {
   return std::move(*this);
 }
 
+FieldDescription FieldDescription::Proto(uint32_t number) && {
+  proto = number;
+  return std::move(*this);
+}
+
 const FieldDescription* ObjectDescription::Find(std::string_view name) const {
   for (const auto& f : fields) {
     if (f.name == name) return &f;

@@ -1,7 +1,7 @@
 // The one description of each kind tenure serves, from which everything kind-specific is derived:
 // the canonicalizer (canonicalize.cc), the typed codec (codec.h), validation (its hooks), Table
-// columns and cells, field selectors, strategic-merge-patch list rules, discovery and the OpenAPI
-// documents (server/openapi_schemas.h).
+// columns and cells, field selectors, strategic-merge-patch list rules, discovery, the OpenAPI
+// documents (server/openapi_schemas.h) and the reading of protobuf bodies (server/protobuf_body.h).
 //
 // A kind is a KindDescription: its KindInfo (names, versions, scope, verbs), a tree of object
 // descriptions whose fields carry their JSON name, wire type, emit rule (Go's encoding of the
@@ -69,6 +69,10 @@ struct FieldDescription {
   bool patch_merge = false;  // x-kubernetes-patch-strategy: merge
   // The member of the typed struct (types.h) holding the field; unset when it has none.
   TypedMember typed;
+  // The field's number in kube's generated.proto, set on the fields a protobuf body may carry
+  // (server/protobuf_body.h reads them; a kind accepts protobuf when its object has any); 0: not
+  // read from protobuf (server-owned, or never sent that way).
+  uint32_t proto = 0;
 
   // Modifiers for the builders below: field::String(...).Required().Bind<&LeaseSpec::strategy>().
   FieldDescription Required() &&;
@@ -76,6 +80,7 @@ struct FieldDescription {
   FieldDescription Enum(std::vector<std::string_view> values) &&;
   FieldDescription ListType(std::string_view list_type) &&;
   FieldDescription PatchMerge(std::string_view merge_key = {}) &&;
+  FieldDescription Proto(uint32_t number) &&;
   template <auto Member>
   FieldDescription Bind() && {
     typed = BindMember<Member>();

@@ -72,6 +72,21 @@ TEST(DescriptionTest, FieldNamesAreUnique) {
   }
 }
 
+TEST(DescriptionTest, ProtobufNumbersAreUniqueAndOnFieldsOfTheObjectsThatHaveThem) {
+  for (const ObjectDescription* o : AllObjects()) {
+    std::set<uint32_t> numbers;
+    for (const auto& f : o->fields) {
+      if (f.proto == 0) continue;
+      EXPECT_TRUE(numbers.insert(f.proto).second) << o->go_name << "." << f.name;
+      if (f.type == FieldType::kObject) {
+        bool numbered = false;
+        for (const auto& nested : f.object->fields) numbered = numbered || nested.proto != 0;
+        EXPECT_TRUE(numbered) << o->go_name << "." << f.name << " holds no numbered field";
+      }
+    }
+  }
+}
+
 TEST(DescriptionTest, ColumnsAndSelectorsNameFields) {
   for (const KindInfo* kind : AllKinds()) {
     const KindDescription& d = Describe(*kind);

@@ -12,16 +12,18 @@ namespace {
 using E = Emit;
 using nlohmann::json;
 
+// Protobuf numbers from core/v1 generated.proto.
 const ObjectDescription& ConfigMapObject() {
   static const ObjectDescription d{
       .go_name = "ConfigMap",
       .doc = "ConfigMap holds configuration data for pods to consume.",
       .fields = WithTypeMeta({
-          MetadataField(kStandardObjectMeta).Bind<&ConfigMap::metadata>(),
+          MetadataField(kStandardObjectMeta).Proto(1).Bind<&ConfigMap::metadata>(),
           field::Bool("immutable", E::kPointer,
                       "Immutable, if set to true, ensures that data stored in the ConfigMap "
                       "cannot be updated (only object metadata can be modified). If not set to "
                       "true, the field can be modified at any time. Defaulted to nil.")
+              .Proto(4)
               .Bind<&ConfigMap::immutable>(),
           field::StringMap("data", E::kOmitEmpty,
                            "Data contains the configuration data. Each key must consist of "
@@ -29,6 +31,7 @@ const ObjectDescription& ConfigMapObject() {
                            "sequences must use the BinaryData field. The keys stored in Data "
                            "must not overlap with the keys in the BinaryData field, this is "
                            "enforced during validation process.")
+              .Proto(2)
               .Bind<&ConfigMap::data>(),
           field::BytesMap("binaryData", E::kOmitEmpty,
                           "BinaryData contains the binary data. Each key must consist of "
@@ -37,6 +40,7 @@ const ObjectDescription& ConfigMapObject() {
                           "BinaryData must not overlap with the ones in the Data field, this is "
                           "enforced during validation process. Using this field will require "
                           "1.10+ apiserver and kubelet.")
+              .Proto(3)
               .Bind<&ConfigMap::binary_data>(),
       }),
   };

@@ -21,6 +21,7 @@ const ObjectDescription& NamespaceSpecObject() {
                             "https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
                             "v1.FinalizerName")
               .ListType("atomic")
+              .Proto(1)
               .Bind<&NamespaceSpec::finalizers>(),
       }};
   return d;
@@ -74,15 +75,17 @@ const ObjectDescription& NamespaceStatusObject() {
   return d;
 }
 
+// Protobuf numbers from core/v1 generated.proto; status (3) is the server's, not read from a body.
 const ObjectDescription& NamespaceObject() {
   static const ObjectDescription d{
       .go_name = "Namespace",
       .doc = "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
       .fields = WithTypeMeta({
-          MetadataField(kStandardObjectMeta).Bind<&Namespace::metadata>(),
+          MetadataField(kStandardObjectMeta).Proto(1).Bind<&Namespace::metadata>(),
           field::Object("spec", E::kAlways, NamespaceSpecObject(),
                         std::string("Spec defines the behavior of the Namespace. ") + kSpecMoreInfo)
               .OpenApiDefault()
+              .Proto(2)
               .Bind<&Namespace::spec>(),
           field::Object(
               "status", E::kAlways, NamespaceStatusObject(),

@@ -17,15 +17,18 @@ const ObjectDescription& StatusCauseObject() {
       .fields = {
           field::String("reason", E::kOmitEmpty,
                         "A machine-readable description of the cause of the error. If this "
-                        "value is empty there is no information available."),
+                        "value is empty there is no information available.")
+              .Bind<&StatusCause::type>(),
           field::String("message", E::kOmitEmpty,
                         "A human-readable description of the cause of the error.  This field "
-                        "may be presented as-is to a reader."),
+                        "may be presented as-is to a reader.")
+              .Bind<&StatusCause::message>(),
           field::String("field", E::kOmitEmpty,
                         "The field of the resource that has caused this error, as named by its "
                         "JSON serialization. May include dot and postfix notation for nested "
                         "attributes. Arrays are zero-indexed.  Fields may appear more than once "
-                        "in an array of causes due to fields having multiple errors. Optional."),
+                        "in an array of causes due to fields having multiple errors. Optional.")
+              .Bind<&StatusCause::field>(),
       }};
   return d;
 }
@@ -43,26 +46,32 @@ const ObjectDescription& StatusDetailsObject() {
       .fields = {
           field::String("name", E::kOmitEmpty,
                         "The name attribute of the resource associated with the status "
-                        "StatusReason (when there is a single name which can be described)."),
+                        "StatusReason (when there is a single name which can be described).")
+              .Bind<&ApiStatusDetails::name>(),
           field::String("group", E::kOmitEmpty,
                         "The group attribute of the resource associated with the status "
-                        "StatusReason."),
+                        "StatusReason.")
+              .Bind<&ApiStatusDetails::group>(),
           field::String("kind", E::kOmitEmpty,
                         "The kind attribute of the resource associated with the status "
                         "StatusReason. On some operations may differ from the requested "
-                        "resource Kind."),
+                        "resource Kind.")
+              .Bind<&ApiStatusDetails::kind>(),
           field::String("uid", E::kOmitEmpty,
                         "UID of the resource. (when there is a single resource which can be "
                         "described).",
-                        "types.UID"),
+                        "types.UID")
+              .Bind<&ApiStatusDetails::uid>(),
           field::ObjectList("causes", E::kOmitEmpty, StatusCauseObject(),
                             "The Causes array includes more details associated with the "
                             "StatusReason failure. Not all StatusReasons may provide detailed "
                             "causes.")
-              .ListType("atomic"),
+              .ListType("atomic")
+              .Bind<&ApiStatusDetails::causes>(),
           field::Int32("retryAfterSeconds", E::kOmitEmpty,
                        "If specified, the time in seconds before the operation should be "
-                       "retried."),
+                       "retried.")
+              .Bind<&ApiStatusDetails::retry_after_seconds>(),
       }};
   return d;
 }
@@ -150,22 +159,27 @@ const ObjectDescription& StatusObject() {
           field::String("status", E::kOmitEmpty,
                         std::string("Status of the operation. One of: \"Success\" or "
                                     "\"Failure\". ") +
-                            kSpecMoreInfo),
+                            kSpecMoreInfo)
+              .Bind<&ApiStatus::status>(),
           field::String("message", E::kOmitEmpty,
-                        "A human-readable description of the status of this operation."),
+                        "A human-readable description of the status of this operation.")
+              .Bind<&ApiStatus::message>(),
           field::String("reason", E::kOmitEmpty,
                         "A machine-readable description of why this operation is in the "
                         "\"Failure\" status. If this value is empty there is no information "
                         "available. A Reason clarifies an HTTP status code but does not "
                         "override it.",
-                        "v1.StatusReason"),
+                        "v1.StatusReason")
+              .Bind<&ApiStatus::reason>(),
           field::Object("details", E::kPointer, StatusDetailsObject(),
                         "Extended data associated with the reason.  Each reason may define its "
                         "own extended details. This field is optional and the data returned is "
                         "not guaranteed to conform to any schema except that defined by the "
-                        "reason type."),
+                        "reason type.")
+              .Bind<&ApiStatus::details>(),
           field::Int32("code", E::kOmitEmpty,
-                       "Suggested HTTP return code for this status, 0 if not set."),
+                       "Suggested HTTP return code for this status, 0 if not set.")
+              .Bind<&ApiStatus::code>(),
       }),
   };
   return d;

@@ -164,6 +164,12 @@ const ObjectDescription& MicroTimeObject() {
   return d;
 }
 
+// The protobuf numbers (apimachinery's meta/v1 generated.proto) are on the fields a client sets
+// when it creates an object. The server-owned ones (selfLink 4, uid 5, resourceVersion 6,
+// generation 7, creationTimestamp 8, deletionTimestamp 9, deletionGracePeriodSeconds 10,
+// managedFields 17) are left out, so a protobuf body does not carry them to the server;
+// ownerReferences (13) too, which the clients that send protobuf (kubectl's imperative create)
+// never set.
 const ObjectDescription& ObjectMetaObject() {
   static const ObjectDescription d{
       .go_name = "ObjectMeta",
@@ -180,6 +186,7 @@ const ObjectDescription& ObjectMetaObject() {
                         "be updated. More info: "
                         "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                         "names#names")
+              .Proto(1)
               .Bind<&ObjectMeta::name>(),
           field::String("generateName", E::kOmitEmpty,
                         "GenerateName is an optional prefix, used by the server, to generate a "
@@ -193,6 +200,7 @@ const ObjectDescription& ObjectMetaObject() {
                         "not specified. More info: "
                         "https://git.k8s.io/community/contributors/devel/sig-architecture/"
                         "api-conventions.md#idempotency")
+              .Proto(2)
               .Bind<&ObjectMeta::generate_name>(),
           field::String("namespace", E::kOmitEmpty,
                         "Namespace defines the space within which each name must be unique. An "
@@ -203,6 +211,7 @@ const ObjectDescription& ObjectMetaObject() {
                         "More info: "
                         "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                         "namespaces")
+              .Proto(3)
               .Bind<&ObjectMeta::namespace_>(),
           field::DroppedString("selfLink", kSelfLinkDoc),
           field::String("uid", E::kOmitEmpty,
@@ -266,6 +275,7 @@ const ObjectDescription& ObjectMetaObject() {
                            "replication controllers and services. More info: "
                            "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                            "labels")
+              .Proto(11)
               .Bind<&ObjectMeta::labels>(),
           field::StringMap("annotations", E::kOmitEmpty,
                            "Annotations is an unstructured key value map stored with a resource "
@@ -274,6 +284,7 @@ const ObjectDescription& ObjectMetaObject() {
                            "modifying objects. More info: "
                            "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                            "annotations")
+              .Proto(12)
               .Bind<&ObjectMeta::annotations>(),
           field::ObjectList("ownerReferences", E::kOmitEmpty, OwnerReferenceObject(),
                             "List of objects depended by this object. If ALL objects in the "
@@ -302,6 +313,7 @@ const ObjectDescription& ObjectMetaObject() {
                             "the list.")
               .ListType("set")
               .PatchMerge()
+              .Proto(14)
               .Bind<&ObjectMeta::finalizers>(),
           field::DroppedList("managedFields", ManagedFieldsEntryObject(),
                              "ManagedFields maps workflow-id and version to the set of fields "

@@ -65,7 +65,7 @@ struct TypedValue {  // a struct with its own object description
     return EncodeTyped(NestedObject(f), &v);
   }
   static std::optional<T> Read(const nlohmann::json* j, const FieldDescription& f) {
-    if (j == nullptr) return std::nullopt;
+    if (j == nullptr || !j->is_object()) return std::nullopt;
     T v{};
     DecodeTyped(NestedObject(f), *j, &v);
     return v;

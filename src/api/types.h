@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/time.h"
+#include "tenure/status.h"
 
 namespace tenure::api {
 
@@ -201,6 +202,27 @@ struct DeleteOptions {
   std::optional<Preconditions> preconditions;
   std::optional<std::string> propagation_policy;
   bool operator==(const DeleteOptions&) const = default;
+};
+
+// meta/v1 Status as it is on the wire (status_object.h converts it to and from tenure::Status,
+// whose StatusCause is the wire's as it is: reason, message, field).
+struct ApiStatusDetails {
+  std::string name;
+  std::string group;
+  std::string kind;  // the resource ("leases"), or the kind for Invalid
+  std::string uid;
+  std::vector<StatusCause> causes;
+  int32_t retry_after_seconds = 0;
+  bool operator==(const ApiStatusDetails&) const = default;
+};
+
+struct ApiStatus {
+  std::string status;  // "Success" or "Failure"
+  std::string message;
+  std::string reason;  // "NotFound", ...; empty on success
+  std::optional<ApiStatusDetails> details;
+  std::optional<int32_t> code;  // an explicit 0 from a server is kept
+  bool operator==(const ApiStatus&) const = default;
 };
 
 template <typename T>

@@ -1,16 +1,23 @@
-// DecodeProtobufObject: the protobuf Namespace and ConfigMap bodies kubectl sends, as JSON.
+// DecodeProtobufObject: protobuf request bodies (kubectl's Namespace and ConfigMap) as JSON, read
+// by the kinds' descriptions.
 #include "server/protobuf_body.h"
 
-#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "api/codec.h"
+#include "api/kinds.h"
 
 namespace tenure::server {
 
 using nlohmann::json;
 
 namespace {
+
+// The wire types of the protobuf encoding.
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
 // A minimal reader of the protobuf wire format (varint, 64-bit, length-delimited, 32-bit).
 class Reader {
@@ -51,16 +58,16 @@ class Reader {
   }
   void Skip(uint32_t wire_type) {
     switch (wire_type) {
-      case 0:
+      case kVarint:
         Varint();
         break;
-      case 1:
+      case kFixed64:
         Advance(8);
         break;
-      case 2:
+      case kLengthDelimited:
         Bytes();
         break;
-      case 5:
+      case kFixed32:
         Advance(4);
         break;
       default:
@@ -83,14 +90,14 @@ class Reader {
 
 Status Malformed() { return Status::BadRequest("the protobuf body of the request is malformed"); }
 
-// map<string,string> entry: key = 1, value = 2.
+// A map<string, X> entry: key = 1, value = 2.
 bool ReadMapEntry(std::string_view entry, std::string& key, std::string& value) {
   Reader r(entry);
   uint32_t field, type;
   while (r.Next(field, type)) {
-    if (field == 1 && type == 2)
+    if (field == 1 && type == kLengthDelimited)
       key = r.Bytes();
-    else if (field == 2 && type == 2)
+    else if (field == 2 && type == kLengthDelimited)
       value = r.Bytes();
     else
       r.Skip(type);
@@ -98,89 +105,130 @@ bool ReadMapEntry(std::string_view entry, std::string& key, std::string& value) 
   return !r.failed();
 }
 
-Result<json> ReadObjectMeta(std::string_view data) {
-  json meta = json::object();
-  Reader r(data);
-  uint32_t field, type;
-  while (r.Next(field, type)) {
-    if (type == 2 && (field == 1 || field == 2 || field == 3)) {
-      static constexpr const char* kNames[] = {"", "name", "generateName", "namespace"};
-      std::string value(r.Bytes());
-      if (!value.empty()) meta[kNames[field]] = value;
-    } else if (type == 2 && (field == 11 || field == 12)) {
-      std::string key, value;
-      if (!ReadMapEntry(r.Bytes(), key, value)) return Malformed();
-      meta[field == 11 ? "labels" : "annotations"][key] = value;
-    } else if (type == 2 && field == 14) {
-      meta["finalizers"].push_back(std::string(r.Bytes()));
-    } else {
-      r.Skip(type);  // server-owned or unused by the clients that send protobuf
-    }
+// The wire type a field of `type` comes in; nullopt for types not read from protobuf.
+std::optional<uint32_t> WireTypeOf(api::FieldType type) {
+  using api::FieldType;
+  switch (type) {
+    case FieldType::kBool:
+    case FieldType::kInt32:
+    case FieldType::kInt64:
+      return kVarint;
+    case FieldType::kString:
+    case FieldType::kStringMap:
+    case FieldType::kBytesMap:
+    case FieldType::kStringList:
+    case FieldType::kObject:
+      return kLengthDelimited;
+    default:
+      return std::nullopt;
   }
-  if (r.failed()) return Malformed();
-  return meta;
 }
 
-// Reads a top-level object: field 1 is its ObjectMeta, every other field goes to `field_of`,
-// which stores it into `object` and returns false when it is malformed (unknown fields: Skip).
-using FieldReader = std::function<bool(Reader& r, uint32_t field, uint32_t type, json& object)>;
-Result<json> ReadObject(std::string_view raw, json object, const FieldReader& field_of) {
-  Reader r(raw);
-  uint32_t field, type;
-  while (r.Next(field, type)) {
-    if (field == 1 && type == 2) {
-      auto meta = ReadObjectMeta(r.Bytes());
-      if (!meta.ok()) return meta.status();
-      object["metadata"] = std::move(*meta);
-    } else if (!field_of(r, field, type, object)) {
+const api::FieldDescription* FieldNumbered(const api::ObjectDescription& description,
+                                           uint32_t number) {
+  for (const api::FieldDescription& f : description.fields) {
+    if (f.proto == number) return &f;
+  }
+  return nullptr;
+}
+
+// Reads the value of `field` at `r` into `message`; false when it is malformed.
+bool ReadField(Reader& r, const api::FieldDescription& field, json& message) {
+  using api::FieldType;
+  const std::string name(field.name);
+  switch (field.type) {
+    case FieldType::kBool:
+      message[name] = r.Varint() != 0;
+      break;
+    case FieldType::kInt32:
+      message[name] = static_cast<int32_t>(r.Varint());
+      break;
+    case FieldType::kInt64:
+      message[name] = static_cast<int64_t>(r.Varint());
+      break;
+    case FieldType::kString:
+      if (std::string value(r.Bytes()); !value.empty()) message[name] = std::move(value);
+      break;
+    case FieldType::kStringMap:
+    case FieldType::kBytesMap: {
+      std::string key, value;
+      if (!ReadMapEntry(r.Bytes(), key, value)) return false;
+      message[name][key] = field.type == FieldType::kBytesMap ? api::Base64Encode(value) : value;
+      break;
+    }
+    case FieldType::kStringList:
+      message[name].push_back(std::string(r.Bytes()));
+      break;
+    case FieldType::kObject: {
+      auto object = DecodeProtobufMessage(*field.object, r.Bytes());
+      if (!object.ok()) return false;
+      if (!object->empty()) message[name] = std::move(*object);
+      break;
+    }
+    default:
+      break;  // WireTypeOf lets no other type through
+  }
+  return !r.failed();
+}
+
+// Whether protobuf bodies of `kind` are read: its description numbers some field.
+bool TakesProtobuf(const api::KindInfo& kind) {
+  for (const api::FieldDescription& f : api::Describe(kind).object->fields) {
+    if (f.proto != 0) return true;
+  }
+  return false;
+}
+
+// "ConfigMap and Namespace": the kinds that take protobuf.
+std::string KindsTakingProtobuf() {
+  std::vector<std::string_view> kinds;
+  for (const api::KindInfo* kind : api::AllKinds()) {
+    if (TakesProtobuf(*kind)) kinds.push_back(kind->kind);
+  }
+  std::string out;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) out += i + 1 == kinds.size() ? " and " : ", ";
+    out += kinds[i];
+  }
+  return out;
+}
+
+// The served kind `api_version` and `kind` name, when it takes protobuf.
+const api::KindInfo* ProtobufKind(std::string_view api_version, std::string_view kind) {
+  for (const api::KindInfo* info : api::AllKinds()) {
+    if (info->kind != kind || !TakesProtobuf(*info)) continue;
+    for (std::string_view version : info->versions) {
+      if (info->api_version(version) == api_version) return info;
+    }
+  }
+  return nullptr;
+}
+
+// runtime.Unknown (apimachinery's runtime generated.proto): typeMeta = 1 (TypeMeta: apiVersion
+// = 1, kind = 2), raw = 2 (the object's own message); contentEncoding and contentType unused.
+constexpr uint32_t kUnknownTypeMeta = 1;
+constexpr uint32_t kUnknownRaw = 2;
+constexpr uint32_t kTypeMetaApiVersion = 1;
+constexpr uint32_t kTypeMetaKind = 2;
+
+}  // namespace
+
+Result<json> DecodeProtobufMessage(const api::ObjectDescription& description,
+                                   std::string_view message) {
+  json out = json::object();
+  Reader r(message);
+  uint32_t number, type;
+  while (r.Next(number, type)) {
+    const api::FieldDescription* field = FieldNumbered(description, number);
+    if (field == nullptr || WireTypeOf(field->type) != type) {
+      r.Skip(type);  // not the client's to set, or not sent by the clients that send protobuf
+    } else if (!ReadField(r, *field, out)) {
       return Malformed();
     }
   }
   if (r.failed()) return Malformed();
-  return object;
+  return out;
 }
-
-Result<json> ReadNamespace(std::string_view raw) {
-  return ReadObject(raw, {{"apiVersion", "v1"}, {"kind", "Namespace"}},
-                    [](Reader& r, uint32_t field, uint32_t type, json& object) {
-                      if (field != 2 || type != 2) {
-                        r.Skip(type);  // status is the server's
-                        return true;
-                      }
-                      Reader spec(r.Bytes());
-                      uint32_t f, t;
-                      json finalizers = json::array();
-                      while (spec.Next(f, t)) {
-                        if (f == 1 && t == 2)
-                          finalizers.push_back(std::string(spec.Bytes()));
-                        else
-                          spec.Skip(t);
-                      }
-                      if (!finalizers.empty()) object["spec"]["finalizers"] = std::move(finalizers);
-                      return !spec.failed();
-                    });
-}
-
-Result<json> ReadConfigMap(std::string_view raw) {
-  return ReadObject(raw, {{"apiVersion", "v1"}, {"kind", "ConfigMap"}},
-                    [](Reader& r, uint32_t field, uint32_t type, json& object) {
-                      if ((field == 2 || field == 3) && type == 2) {
-                        std::string key, value;
-                        if (!ReadMapEntry(r.Bytes(), key, value)) return false;
-                        if (field == 2)
-                          object["data"][key] = value;
-                        else
-                          object["binaryData"][key] = api::Base64Encode(value);
-                      } else if (field == 4 && type == 0) {
-                        object["immutable"] = r.Varint() != 0;
-                      } else {
-                        r.Skip(type);
-                      }
-                      return true;
-                    });
-}
-
-}  // namespace
 
 Result<json> DecodeProtobufObject(std::string_view body) {
   static constexpr std::string_view kMagic("k8s\0", 4);
@@ -190,39 +238,38 @@ Result<json> DecodeProtobufObject(std::string_view body) {
   std::string_view raw;
   uint32_t field, type;
   while (envelope.Next(field, type)) {
-    if (field == 1 && type == 2) {
+    if (field == kUnknownTypeMeta && type == kLengthDelimited) {
       Reader type_meta(envelope.Bytes());
       uint32_t f, t;
       while (type_meta.Next(f, t)) {
-        if (f == 1 && t == 2)
+        if (f == kTypeMetaApiVersion && t == kLengthDelimited)
           api_version = type_meta.Bytes();
-        else if (f == 2 && t == 2)
+        else if (f == kTypeMetaKind && t == kLengthDelimited)
           kind = type_meta.Bytes();
         else
           type_meta.Skip(t);
       }
       if (type_meta.failed()) return Malformed();
-    } else if (field == 2 && type == 2) {
+    } else if (field == kUnknownRaw && type == kLengthDelimited) {
       raw = envelope.Bytes();
     } else {
       envelope.Skip(type);
     }
   }
   if (envelope.failed()) return Malformed();
-  Result<json> object = Status::Ok();
-  if (api_version == "v1" && kind == "Namespace") {
-    object = ReadNamespace(raw);
-  } else if (api_version == "v1" && kind == "ConfigMap") {
-    object = ReadConfigMap(raw);
-  } else {
-    return Status(Reason::kUnsupportedMediaType,
-                  "protobuf bodies are accepted only for Namespace and ConfigMap; send " + kind +
-                      " as application/json");
+  const api::KindInfo* info = ProtobufKind(api_version, kind);
+  if (info == nullptr) {
+    return Status(Reason::kUnsupportedMediaType, "protobuf bodies are accepted only for " +
+                                                     KindsTakingProtobuf() + "; send " + kind +
+                                                     " as application/json");
   }
-  if (!object.ok()) return object;
+  auto fields = DecodeProtobufMessage(*api::Describe(*info).object, raw);
+  if (!fields.ok()) return fields;
+  json object = {{"apiVersion", api_version}, {"kind", kind}};
+  object.update(*fields);
   // Protobuf strings are bytes; JSON strings must be UTF-8 (as a JSON body's are, by parsing).
   try {
-    (void)object->dump();
+    (void)object.dump();
   } catch (const json::type_error&) {
     return Status::BadRequest("the body of the request contains a string that is not UTF-8");
   }
