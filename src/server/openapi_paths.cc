@@ -8,6 +8,7 @@
 #include "api/api_paths.h"
 #include "api/meta_descriptions.h"
 #include "server/openapi_schemas.h"
+#include "server/routes.h"
 
 namespace tenure::server {
 namespace {
@@ -228,7 +229,7 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
   create["requestBody"] = body({{"*/*", {{"schema", OpenApiRef(object)}}}});
   create["responses"] = Responses({{"200", &object}, {"201", &object}, {"202", &object}});
   collection["post"] = create;
-  if (std::find(kind.verbs.begin(), kind.verbs.end(), "deletecollection") != kind.verbs.end()) {
+  if (Serves(kind, Verb::kDeleteCollection)) {
     json delete_collection = op("deletecollection", "delete collection of " + k,
                                 "delete" + og + "Collection" + scope + k);
     json params = DeleteParams();

@@ -57,9 +57,8 @@ RequestInfo ParseRequestInfo(const HttpRequest& request) {
   if (i >= parts.size()) return info;  // /api/v1: discovery
   info.is_resource_request = true;
 
-  bool legacy_watch = false;
   if (parts[i] == "watch") {
-    legacy_watch = true;
+    info.legacy_watch = true;
     ++i;
   }
   std::vector<std::string> rest(parts.begin() + static_cast<long>(i), parts.end());
@@ -78,7 +77,7 @@ RequestInfo ParseRequestInfo(const HttpRequest& request) {
   if (rest.size() >= 3) info.subresource = rest[2];
   if (rest.size() > 3) info.is_resource_request = false;  // unknown deeper path
 
-  info.verb = RequestVerb(request, legacy_watch, !info.name.empty());
+  info.verb = RequestVerb(request, info.legacy_watch, !info.name.empty());
   return info;
 }
 

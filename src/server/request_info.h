@@ -13,6 +13,7 @@ namespace tenure::server {
 struct RequestInfo {
   bool is_resource_request = false;  // false for /api, /apis, /version, /openapi, /healthz...
   std::optional<Verb> verb;          // nullopt: a method the API does not serve (OPTIONS...)
+  bool legacy_watch = false;         // the deprecated /watch/ path prefix: verb is kWatch
   std::string api_prefix;            // "api" or "apis"
   std::string group;                 // "" for core
   std::string version;

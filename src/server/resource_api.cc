@@ -14,6 +14,7 @@
 #include "server/request_body.h"
 #include "server/resource_errors.h"
 #include "server/response_format.h"
+#include "server/routes.h"
 #include "server/selectors.h"
 #include "server/storage_key.h"
 #include "server/watch_session.h"
@@ -98,6 +99,11 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   call->strategy = &StrategyFor(kind);
   call->request = std::move(request);
   call->responder = std::move(responder);
+  // Routing comes first, as in kube-apiserver: a verb the kind does not declare reaches no
+  // handler.
+  if (Status routed = CheckRoute(kind, info, call->request.method); !routed.ok()) {
+    return call->Fail(routed);
+  }
   auto format = NegotiateFormat(call->request);
   if (!format.ok()) return call->Fail(format.status());
   call->format = *format;
@@ -125,16 +131,6 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
     }
     call->dry_run = true;
   }
-  if (!info.subresource.empty()) return call->Fail(NoSuchResource());
-  if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) {
-    return call->Fail(NoSuchResource());
-  }
-  // Only lists and watches of a namespaced kind may span every namespace.
-  if (kind.namespaced && info.namespace_.empty() && info.verb != Verb::kList &&
-      info.verb != Verb::kWatch) {
-    return call->Fail(NoSuchResource());
-  }
-  if (!info.verb) return call->Fail(MethodNotAllowed());
   switch (*info.verb) {
     case Verb::kGet:
       return Get(call);
@@ -222,7 +218,6 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
 }
 
 void ResourceApi::Create(std::shared_ptr<Call> call) {
-  if (!call->info.name.empty()) return call->Fail(MethodNotAllowed());
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
   auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));

@@ -56,4 +56,12 @@ Status MethodNotAllowed() {
                 "the server does not allow this method on the requested resource");
 }
 
+Status MethodNotSupported(const api::KindInfo& kind, std::string_view verb) {
+  Status s(Reason::kMethodNotAllowed, std::string(verb) +
+                                          " is not supported on resources of kind \"" +
+                                          kind.qualified_resource() + "\"");
+  s.set_details({.name = "", .group = std::string(kind.group), .kind = std::string(kind.resource)});
+  return s;
+}
+
 }  // namespace tenure::server

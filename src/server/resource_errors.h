@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "api/kinds.h"
 #include "tenure/status.h"
@@ -26,7 +27,12 @@ Status StoreError(const Status& status, const api::KindInfo& kind, const std::st
 // 404 'the server could not find the requested resource': a path or kind the server does not
 // serve.
 Status NoSuchResource();
-// 405: the verb is not served on this path.
+// 405 'the server does not allow this method on the requested resource', without details: no
+// route of the path takes the method (kube-apiserver's router answers it, knowing no resource).
 Status MethodNotAllowed();
+// 405 'watch is not supported on resources of kind "namespaces"' with the group and resource in
+// the details: the route exists, the kind does not serve `verb` there (apierrors'
+// NewMethodNotSupported).
+Status MethodNotSupported(const api::KindInfo& kind, std::string_view verb);
 
 }  // namespace tenure::server

@@ -16,8 +16,6 @@
 
 namespace tenure::server {
 
-namespace {
-
 std::vector<ServedVersion> ServedVersions(const ServerOptions& options) {
   std::vector<ServedVersion> served;
   for (const ServedVersion& sv : AllServedVersions()) {
@@ -31,6 +29,12 @@ std::vector<ServedVersion> ServedVersions(const ServerOptions& options) {
   }
   return served;
 }
+
+std::string ServerAddress(const ServerOptions& options) {
+  return options.address + ":" + std::to_string(options.port);
+}
+
+namespace {
 
 Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
   if (options.store == "sqlite") {
@@ -109,7 +113,7 @@ class ServerImpl final : public Server {
     ApiServerOptions api_options;
     api_options.token = credentials_.token;
     api_options.served = ServedVersions(options);
-    api_options.server_address = options.address + ":" + std::to_string(options.port);
+    api_options.server_address = ServerAddress(options);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
     api_options.metrics = metrics_;
     api_options.admission = options.admission;

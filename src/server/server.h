@@ -8,9 +8,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/admission.h"
 #include "server/credentials.h"
+#include "server/discovery.h"
 #include "store/etcd_store.h"
 #include "tenure/status.h"
 
@@ -43,6 +45,13 @@ struct ServerOptions {
 // ("coordination.k8s.io/v1beta1=true,...") values into options.
 Status ApplyFeatureGates(const std::string& text, ServerOptions& options);
 Status ApplyRuntimeConfig(const std::string& text, ServerOptions& options);
+
+// The kinds and versions a server with these options serves: every kind of the registry at
+// every version, LeaseCandidate only while the gate is on and at the versions the runtime
+// config leaves enabled. Discovery and OpenAPI list exactly these.
+std::vector<ServedVersion> ServedVersions(const ServerOptions& options);
+// "host:port" as clients reach the server ("127.0.0.1:6443"): /api's serverAddressByClientCIDRs.
+std::string ServerAddress(const ServerOptions& options);
 
 class Server {
  public:

@@ -29,6 +29,12 @@ std::optional<Verb> VerbFromKubeName(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<Verb> EveryVerb() {
+  std::vector<Verb> verbs;
+  for (const auto& [v, name] : kNames) verbs.push_back(v);
+  return verbs;
+}
+
 bool IsReadOnly(Verb verb) {
   return verb == Verb::kGet || verb == Verb::kList || verb == Verb::kWatch;
 }

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace tenure::server {
 
@@ -15,6 +16,8 @@ enum class Verb { kGet, kList, kWatch, kCreate, kUpdate, kPatch, kDelete, kDelet
 std::string_view KubeName(Verb verb);
 // The verb of a kube name; nullopt for any other text (also "*" and other RBAC wildcards).
 std::optional<Verb> VerbFromKubeName(std::string_view name);
+// Every verb, in the enum's order.
+std::vector<Verb> EveryVerb();
 // get, list and watch: the verbs that change nothing.
 bool IsReadOnly(Verb verb);
 

@@ -17,6 +17,7 @@ TEST(VerbTest, EveryVerbHasItsKubeNameAndBack) {
     EXPECT_EQ(KubeName(all[i]), names[i]);
     EXPECT_EQ(VerbFromKubeName(names[i]), all[i]);
   }
+  EXPECT_EQ(EveryVerb(), std::vector<Verb>(std::begin(all), std::end(all)));
   EXPECT_EQ(VerbFromKubeName("*"), std::nullopt);
   EXPECT_EQ(VerbFromKubeName("GET"), std::nullopt);
   EXPECT_TRUE(IsReadOnly(Verb::kWatch));
