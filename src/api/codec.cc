@@ -13,13 +13,23 @@ namespace {
 using internal::Child;
 using nlohmann::json;
 
-// A top-level object: its fields (over the object it was decoded from, if any), then apiVersion
-// and kind.
+// The tolerant read: the fields straight from `in`, each unset when absent or not readable.
+template <typename T>
+T DecodeKindLeniently(const KindDescription& kind, const json& in) {
+  T out;
+  DecodeTyped(*kind.object, in, &out);
+  return out;
+}
+
+// A top-level object: its fields (written over the object it was decoded from, if any: see
+// OverlayTyped), then apiVersion and kind.
 template <typename T>
 json EncodeKind(const KindDescription& kind, const T& object, std::string_view version) {
   json out = EncodeTyped(*kind.object, &object);
   if (const json* original = object.original.get()) {
-    out = OverlayTyped(*kind.object, *original, std::move(out));
+    const T decoded = DecodeKindLeniently<T>(kind, *original);
+    out =
+        OverlayTyped(*kind.object, *original, EncodeTyped(*kind.object, &decoded), std::move(out));
   }
   out["apiVersion"] = kind.api_version(version);
   out["kind"] = kind.kind;
@@ -49,16 +59,6 @@ Result<T> DecodeKind(const KindDescription& kind, const json& in) {
   return out;
 }
 
-// The tolerant read: the fields straight from `in`, each unset when absent or not readable.
-template <typename T>
-T DecodeKindLeniently(const KindDescription& kind, const json& in) {
-  T out;
-  if (!in.is_object()) return out;
-  DecodeTyped(*kind.object, in, &out);
-  out.original = WireOriginal(std::make_shared<const json>(in));
-  return out;
-}
-
 template <typename T>
 Result<List<T>> DecodeList(const KindDescription& kind, const json& in) {
   if (!in.is_object()) {
@@ -73,8 +73,8 @@ Result<List<T>> DecodeList(const KindDescription& kind, const json& in) {
     return Status::BadRequest("cannot decode " + std::string(kind.list_kind) +
                               ": items is not an array");
   }
-  for (const auto& item : *items) {
-    auto decoded = DecodeKind<T>(kind, item);
+  for (const auto& item : *items) {  // without their originals: a list is read, not written back
+    auto decoded = Decode<T>(*kind.object, kind.kind, item);
     if (!decoded.ok()) return decoded.status();
     list.items.push_back(std::move(*decoded));
   }
@@ -210,10 +210,6 @@ ObjectMeta LenientMetadata(const json& object) {
 }
 
 Lease LenientLease(const json& in) { return DecodeKindLeniently<Lease>(internal::LeaseKind(), in); }
-
-LeaseCandidate LenientLeaseCandidate(const json& in) {
-  return DecodeKindLeniently<LeaseCandidate>(internal::LeaseCandidateKind(), in);
-}
 
 ConfigMap LenientConfigMap(const json& in) {
   return DecodeKindLeniently<ConfigMap>(internal::ConfigMapKind(), in);

@@ -1,15 +1,16 @@
 // Typed objects <-> JSON in kube-apiserver's wire form.
 //
-// ToJson emits the canonical form (what Canonicalize returns for the same object: unset
-// optional fields omitted, MicroTime with six fractional digits, Time in whole seconds, UTC).
-// An object decoded here keeps what it was decoded from (WireOriginal, types.h), and ToJson
-// writes its fields over that: a read-modify-write through the struct changes only what the
-// code changed and keeps the fields the struct does not model.
+// ToJson of a struct built in code emits the canonical form (what Canonicalize returns for the
+// same object: unset optional fields omitted, MicroTime with six fractional digits, Time in whole
+// seconds, UTC). A kind decoded by *FromJson keeps the object it was decoded from (WireOriginal,
+// types.h), and ToJson writes over that only the fields the code changed: a read-modify-write
+// through the struct sends back everything else as the server sent it, fields the struct does
+// not model included. (List items keep no original: a list is read, not written back.)
 // *FromJson is tolerant like a client: unknown fields are ignored, apiVersion/kind are not
 // checked, but a known field of the wrong JSON type is BadRequest with kube's message.
 // Lenient* is for what runs on every renewal reply or watch event and must read what any other
-// client wrote: no canonicalization (several times cheaper) and no error; a field of the wrong
-// type, or a time that does not parse, reads as unset.
+// client wrote: no canonicalization and no copy (several times cheaper), no error, no original;
+// a field of the wrong type, or a time that does not parse, reads as unset.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -42,7 +43,6 @@ Result<Event> EventFromJson(const nlohmann::json& json);
 // The metadata of any object.
 ObjectMeta LenientMetadata(const nlohmann::json& object);
 Lease LenientLease(const nlohmann::json& json);
-LeaseCandidate LenientLeaseCandidate(const nlohmann::json& json);
 ConfigMap LenientConfigMap(const nlohmann::json& json);
 
 // "<Kind>List" objects: metadata (resourceVersion, continue, remainingItemCount) and items.

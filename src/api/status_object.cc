@@ -59,8 +59,14 @@ Status StatusFromResponse(int http_code, std::string_view body) {
   ApiStatus object;
   DecodeTyped(StatusObject(), j, &object);
   ApiStatusDetails details = std::move(object.details).value_or(ApiStatusDetails{});
-  Status status(Status::ReasonFromName(object.reason, object.code.value_or(http_code)),
-                std::move(object.message), std::move(details.causes));
+  // meta/v1: a code of 0 is "not set". A reply that failed as HTTP is never read as a success
+  // (a caller would take an OK status for a value it does not have).
+  const int code = object.code.value_or(0) != 0 ? *object.code : http_code;
+  Reason reason = Status::ReasonFromName(object.reason, code);
+  if (reason == Reason::kOk && (http_code < 200 || http_code > 299)) {
+    reason = Status::ReasonFromName("", http_code);
+  }
+  Status status(reason, std::move(object.message), std::move(details.causes));
   status.set_details({.name = std::move(details.name),
                       .group = std::move(details.group),
                       .kind = std::move(details.kind),

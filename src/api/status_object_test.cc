@@ -103,10 +103,17 @@ TEST(StatusObjectTest, ReadingIsTolerantOfFieldsOfTheWrongType) {
             Reason::kNotFound);
 }
 
+// The body's code wins, unless it is 0 ("not set" in meta/v1) or would make a failed reply a
+// success: read as OK, an HTTP 500 handed callers a Result with neither error nor value.
 TEST(StatusObjectTest, TheCodeOfTheBodyWinsOverTheHttpCode) {
-  EXPECT_EQ(StatusFromResponse(500, R"({"kind":"Status","code":0,"reason":"Nope"})").reason(),
-            Reason::kOk);
   EXPECT_EQ(StatusFromResponse(500, R"({"kind":"Status","code":410})").reason(), Reason::kGone);
+  EXPECT_EQ(StatusFromResponse(500, R"({"kind":"Status","code":0,"reason":"Nope"})").reason(),
+            Reason::kInternalError);
+  EXPECT_EQ(StatusFromResponse(500, R"({"kind":"Status","code":200})").reason(),
+            Reason::kInternalError);
+  EXPECT_EQ(StatusFromResponse(503, R"({"kind":"Status","reason":"Success"})").reason(),
+            Reason::kServiceUnavailable);
+  EXPECT_TRUE(StatusFromResponse(200, R"({"kind":"Status","status":"Success","code":200})").ok());
 }
 
 TEST(StatusObjectTest, ABodyThatIsNoStatusIsReadFromTheHttpCode) {

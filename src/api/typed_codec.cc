@@ -19,33 +19,36 @@ nlohmann::json EncodeTyped(const ObjectDescription& description, const void* obj
   return out;
 }
 
-void DecodeTyped(const ObjectDescription& description, const nlohmann::json& canonical,
-                 void* object) {
+void DecodeTyped(const ObjectDescription& description, const nlohmann::json& json, void* object) {
   for (const FieldDescription& f : description.fields) {
-    if (f.typed) f.typed.decode(internal::Child(canonical, std::string(f.name).c_str()), object, f);
+    if (f.typed) f.typed.decode(internal::Child(json, std::string(f.name).c_str()), object, f);
   }
 }
 
 nlohmann::json OverlayTyped(const ObjectDescription& description, const nlohmann::json& original,
-                            nlohmann::json typed) {
-  if (!original.is_object() || !typed.is_object()) return typed;
+                            const nlohmann::json& before, nlohmann::json after) {
+  if (!original.is_object() || !after.is_object()) return after;
   nlohmann::json out = original;
   for (const FieldDescription& f : description.fields) {
     const std::string name(f.name);
-    auto from_typed = typed.find(name);
+    const nlohmann::json* was = internal::Child(before, name.c_str());
+    auto now = after.find(name);
     if (!f.typed) {  // the struct has no say: the original's value, else what EncodeTyped wrote
-      if (from_typed != typed.end() && !out.contains(name)) out[name] = std::move(*from_typed);
+      if (now != after.end() && !out.contains(name)) out[name] = std::move(*now);
       continue;
     }
-    if (from_typed == typed.end()) {
+    const bool changed = now == after.end() ? was != nullptr : was == nullptr || *was != *now;
+    if (!changed) continue;
+    if (now == after.end()) {
       out.erase(name);
       continue;
     }
     auto kept = out.find(name);
     if (f.type == FieldType::kObject && kept != out.end()) {
-      *kept = OverlayTyped(*f.object, *kept, std::move(*from_typed));
+      *kept = OverlayTyped(*f.object, *kept, was != nullptr ? *was : internal::EmptyObject(),
+                           std::move(*now));
     } else {
-      out[name] = std::move(*from_typed);
+      out[name] = std::move(*now);
     }
   }
   return out;

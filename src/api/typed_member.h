@@ -37,15 +37,18 @@ struct TypedMember {
 };
 
 // The typed codec over a description (typed_codec.cc): `object` points to the struct the
-// description's fields are bound to.
+// description's fields are bound to. DecodeTyped reads any JSON: a field that is absent, null or
+// not of the member's type leaves the member at its zero value (the strict decoders of codec.h
+// canonicalize first, which refuses wrong types with kube's messages).
 nlohmann::json EncodeTyped(const ObjectDescription& description, const void* object);
-void DecodeTyped(const ObjectDescription& description, const nlohmann::json& canonical,
-                 void* object);
-// `typed` (EncodeTyped's output) written over `original` (the object a struct was decoded from):
-// fields bound to a member come from `typed` (absent there: removed), bound nested objects merge
-// the same way, and every other field of `original` stays as it was.
+void DecodeTyped(const ObjectDescription& description, const nlohmann::json& json, void* object);
+// A struct's encoding `after` written over `original`, the object it was decoded from, whose own
+// encoding is `before`: a bound field whose encoding did not change keeps the original's value
+// as it was (also one the decode could not read), a changed one takes `after`'s (absent there:
+// removed), bound nested objects merge the same way, and fields the struct does not bind, or
+// does not know, stay as they were.
 nlohmann::json OverlayTyped(const ObjectDescription& description, const nlohmann::json& original,
-                            nlohmann::json typed);
+                            const nlohmann::json& before, nlohmann::json after);
 
 namespace typed_internal {
 

@@ -109,6 +109,11 @@ struct LeaseCandidateSpec {
   bool operator==(const LeaseCandidateSpec&) const = default;
 };
 
+// A ping not yet answered: pingTime strictly after renewTime (as client-go decides it).
+inline bool PingPending(const LeaseCandidateSpec& spec) {
+  return spec.ping_time && (!spec.renew_time || *spec.ping_time > *spec.renew_time);
+}
+
 struct LeaseCandidate {
   ObjectMeta metadata;
   LeaseCandidateSpec spec;
@@ -221,7 +226,7 @@ struct ApiStatus {
   std::string message;
   std::string reason;  // "NotFound", ...; empty on success
   std::optional<ApiStatusDetails> details;
-  std::optional<int32_t> code;  // an explicit 0 from a server is kept
+  std::optional<int32_t> code;  // 0 or absent: not set (the HTTP code decides)
   bool operator==(const ApiStatus&) const = default;
 };
 

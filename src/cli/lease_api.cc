@@ -50,7 +50,7 @@ Result<api::Lease> LeaseApi::ReplaceLease(const api::Lease& lease) {
            api::ObjectPath(api::LeaseKind(), "v1", lease.metadata.namespace_, lease.metadata.name),
            &body);
   if (!reply.ok()) return reply.status();
-  return api::LeaseFromJson(*reply);
+  return api::LenientLease(*reply);  // written: what the reply holds cannot undo that
 }
 
 Result<std::string> LeaseApi::CandidateVersion() {

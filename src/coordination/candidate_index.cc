@@ -3,29 +3,38 @@
 
 namespace tenure::coordination {
 
-void CandidateIndex::Put(const api::LeaseCandidate& candidate) {
+std::optional<std::string> CandidateIndex::Put(const api::LeaseCandidate& candidate) {
   const std::string& ns = candidate.metadata.namespace_;
   const std::string& name = candidate.metadata.name;
   std::lock_guard lock(mu_);
+  std::optional<std::string> left;
   auto [it, added] = lease_of_.try_emplace({ns, name}, candidate.spec.lease_name);
   if (!added) {
-    if (it->second == candidate.spec.lease_name) return;
-    auto old = running_.find({ns, it->second});
-    old->second.erase(name);
-    if (old->second.empty()) running_.erase(old);
+    if (it->second == candidate.spec.lease_name) return std::nullopt;
+    left = it->second;
+    Unlist(ns, *left, name);
     it->second = candidate.spec.lease_name;
   }
   running_[{ns, candidate.spec.lease_name}].insert(name);
+  return left;
 }
 
-void CandidateIndex::Remove(const std::string& namespace_, const std::string& name) {
+std::optional<std::string> CandidateIndex::Remove(const std::string& namespace_,
+                                                  const std::string& name) {
   std::lock_guard lock(mu_);
   auto it = lease_of_.find({namespace_, name});
-  if (it == lease_of_.end()) return;
-  auto running = running_.find({namespace_, it->second});
+  if (it == lease_of_.end()) return std::nullopt;
+  std::string lease = std::move(it->second);
+  lease_of_.erase(it);
+  Unlist(namespace_, lease, name);
+  return lease;
+}
+
+void CandidateIndex::Unlist(const std::string& namespace_, const std::string& lease,
+                            const std::string& name) {
+  auto running = running_.find({namespace_, lease});
   running->second.erase(name);
   if (running->second.empty()) running_.erase(running);
-  lease_of_.erase(it);
 }
 
 void CandidateIndex::Clear() {

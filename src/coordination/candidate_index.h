@@ -6,6 +6,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,10 +18,11 @@ namespace tenure::coordination {
 
 class CandidateIndex {
  public:
-  // A candidate added or changed: it runs for metadata.namespace/spec.leaseName now.
-  void Put(const api::LeaseCandidate& candidate);
-  // A candidate gone (or no longer readable).
-  void Remove(const std::string& namespace_, const std::string& name);
+  // A candidate added or changed: it runs for metadata.namespace/spec.leaseName now. The lease
+  // it ran for before, when that was another one.
+  std::optional<std::string> Put(const api::LeaseCandidate& candidate);
+  // A candidate gone (or no longer readable); the lease it ran for, if it was known.
+  std::optional<std::string> Remove(const std::string& namespace_, const std::string& name);
   void Clear();
 
   // Whether any candidate runs for the lease `name` in `namespace_`.
@@ -30,6 +32,8 @@ class CandidateIndex {
                                         const std::string& lease) const;
 
  private:
+  // Takes `name` off the candidates of `lease` (mu_ held).
+  void Unlist(const std::string& namespace_, const std::string& lease, const std::string& name);
   using Key = std::pair<std::string, std::string>;  // namespace, name
   mutable std::mutex mu_;
   std::map<Key, std::string> lease_of_;           // candidate -> the lease it runs for

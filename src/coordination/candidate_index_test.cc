@@ -24,16 +24,16 @@ TEST(CandidateIndexTest, FollowsCandidatesAcrossLeasesAndNamespaces) {
   index.Put(Candidate("a", "c2", "l"));
   index.Put(Candidate("a", "c1", "l"));
   index.Put(Candidate("b", "c1", "l"));
-  index.Put(Candidate("a", "c1", "l"));  // changed, same lease
+  EXPECT_EQ(index.Put(Candidate("a", "c1", "l")), std::nullopt);  // changed, same lease
   EXPECT_THAT(index.CandidatesOf("a", "l"), ElementsAre("c1", "c2"));
   EXPECT_THAT(index.CandidatesOf("b", "l"), ElementsAre("c1"));
 
-  index.Put(Candidate("a", "c2", "m"));  // now runs for another lease
+  EXPECT_EQ(index.Put(Candidate("a", "c2", "m")), "l");  // now runs for another lease
   EXPECT_THAT(index.CandidatesOf("a", "l"), ElementsAre("c1"));
   EXPECT_THAT(index.CandidatesOf("a", "m"), ElementsAre("c2"));
 
-  index.Remove("a", "c1");
-  index.Remove("a", "unknown");
+  EXPECT_EQ(index.Remove("a", "c1"), "l");
+  EXPECT_EQ(index.Remove("a", "unknown"), std::nullopt);
   EXPECT_FALSE(index.HasCandidates("a", "l"));
   EXPECT_THAT(index.CandidatesOf("a", "l"), IsEmpty());
   EXPECT_TRUE(index.HasCandidates("b", "l"));

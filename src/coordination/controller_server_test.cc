@@ -154,8 +154,9 @@ class ControllerServerTest : public ::testing::Test {
     return o;
   }
 
-  void StartController() {
-    auto controller = Controller::Start(cluster_, Options());
+  void StartController() { StartController(Options()); }
+  void StartController(const ControllerOptions& options) {
+    auto controller = Controller::Start(cluster_, options);
     ASSERT_TRUE(controller.ok()) << controller.status().ToString();
     controller_ = std::move(*controller);
     acker_ = std::make_unique<Acker>(client());
@@ -427,6 +428,23 @@ TEST_F(ControllerServerTest, AStalePreferredHolderOfAValidLeaseIsClearedWithAnEv
                     "answering pings; a keeps the lease");
   }));
   EXPECT_EQ(controller_->metrics().preferred_holder_cleared.load(), 1u);
+}
+
+// A candidate's deletion reconciles its lease at once, not at the next requeue (an hour away
+// here) or the next write of the lease: the preferredHolder naming it is cleared.
+TEST_F(ControllerServerTest, DeletingACandidateReconcilesItsLease) {
+  PutLease("a", "b", 3600, 0s);
+  AddCandidate("a", "1.33.0", "1.33.0");
+  AddCandidate("b", "1.33.0", "1.32.0");
+  ControllerOptions options = Options();
+  options.timings.requeue_interval = 1h;
+  StartController(options);
+  ASSERT_TRUE(Eventually([&] { return controller_->metrics().reconciles.load() >= 1; }));
+  EXPECT_EQ(Field("/spec/preferredHolder"), "b");
+  ASSERT_TRUE(client().Call("DELETE", std::string(kCandidates) + "/b", nullptr, 5s).ok());
+  ASSERT_TRUE(Eventually([&] { return Field("/spec/preferredHolder").empty(); }))
+      << Field("/spec/preferredHolder");
+  EXPECT_EQ(Field("/spec/holderIdentity"), "a");
 }
 
 TEST_F(ControllerServerTest, AThirdPartyStrategyOnlyGetsItsStrategySet) {

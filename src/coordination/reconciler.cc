@@ -24,12 +24,6 @@ std::string LeaseKey(const api::LeaseCandidate& candidate) {
   return candidate.metadata.namespace_ + "/" + candidate.spec.lease_name;
 }
 
-// A candidate's change caused by our own ping (pingTime newer than renewTime) needs no
-// reconcile: the ack will bring one.
-bool AwaitsAck(const api::LeaseCandidateSpec& spec) {
-  return spec.ping_time && (!spec.renew_time || *spec.renew_time < *spec.ping_time);
-}
-
 }  // namespace
 
 Reconciler::Reconciler(std::shared_ptr<client::KubeClient> client, ReconcilerOptions options,
@@ -52,7 +46,7 @@ void Reconciler::Run(std::stop_token stop) {
       *client_, api::CollectionPath(api::LeaseCandidateKind(), options_.candidate_version, ""),
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
   // Every Lease of the cluster, read only for managed ones: kept as text (memory). Candidates
-  // are few and filtered on every Lease event: kept parsed.
+  // are few and read at each reconcile of their lease: kept parsed.
   leases_ = std::make_unique<client::Informer>(
       *client_, api::CollectionPath(api::LeaseKind(), kLeaseVersion, ""),
       [this](const std::string& type, const json& object) { OnLease(type, object); },
@@ -75,28 +69,34 @@ void Reconciler::Run(std::stop_token stop) {
   leases_.reset();
 }
 
-std::optional<api::LeaseCandidate> Reconciler::Track(const std::string& type, const json& object) {
+std::vector<std::string> Reconciler::Track(const std::string& type, const json& object) {
+  std::vector<std::string> leases;
   if (type != "DELETED") {
     if (auto candidate = api::LeaseCandidateFromJson(object); candidate.ok()) {
-      index_.Put(*candidate);
-      return std::move(*candidate);
+      const std::string& ns = candidate->metadata.namespace_;
+      if (auto left = index_.Put(*candidate)) leases.push_back(ns + "/" + *left);
+      // A change made by our own ping needs no reconcile: its ack brings one.
+      if (type != "MODIFIED" || !api::PingPending(candidate->spec)) {
+        leases.push_back(LeaseKey(*candidate));
+      }
+      return leases;
     }
   }
   api::ObjectMeta meta = api::LenientMetadata(object);  // gone, or skipped as Reconcile would
-  index_.Remove(meta.namespace_, meta.name);
-  return std::nullopt;
+  if (auto left = index_.Remove(meta.namespace_, meta.name)) {
+    leases.push_back(meta.namespace_ + "/" + *left);
+  }
+  return leases;
 }
 
 void Reconciler::OnCandidate(const std::string& type, const json& object) {
-  std::optional<api::LeaseCandidate> candidate;
-  if (type != "SYNCED") candidate = Track(type, object);  // also before Run is ready
+  std::vector<std::string> leases;
+  if (type != "SYNCED") leases = Track(type, object);  // also before Run is ready
   if (!ready_) return;
   if (type == "SYNCED") return OnSynced();
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
   if (!candidates_->synced() || !leases_->synced()) return;  // OnSynced queues all
-  if (!candidate) return;
-  if (type == "MODIFIED" && AwaitsAck(candidate->spec)) return;
-  queue_.Add(LeaseKey(*candidate));
+  for (const std::string& lease : leases) queue_.Add(lease);
 }
 
 void Reconciler::OnLease(const std::string& type, const json& object) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "client/event_recorder.h"
 #include "client/informer.h"
@@ -57,8 +58,10 @@ class Reconciler {
   };
 
   void OnCandidate(const std::string& type, const nlohmann::json& object);
-  // Brings index_ up to a candidate's event; the candidate, unless it went or cannot be read.
-  std::optional<api::LeaseCandidate> Track(const std::string& type, const nlohmann::json& object);
+  // Brings index_ up to a candidate's event; the keys of the leases to reconcile for it: the one
+  // it runs for (unless the change is our own ping), the one it left, the one of a candidate that
+  // went or can no longer be read.
+  std::vector<std::string> Track(const std::string& type, const nlohmann::json& object);
   void OnLease(const std::string& type, const nlohmann::json& object);
   void OnSynced();
   void Reconcile(const std::string& key);

@@ -26,15 +26,6 @@ namespace tenure {
 
 using nlohmann::json;
 
-namespace {
-
-// A ping not yet answered: pingTime strictly after renewTime (as client-go decides it).
-bool PingPending(const api::LeaseCandidateSpec& spec) {
-  return spec.ping_time && (!spec.renew_time || *spec.ping_time > *spec.renew_time);
-}
-
-}  // namespace
-
 Status ValidateCandidateOptions(const CandidateOptions& o) {
   auto invalid = [](std::string m) { return Status(Reason::kInvalid, std::move(m)); };
   if (o.identity.empty()) return invalid("candidate identity is empty");
@@ -165,7 +156,7 @@ struct CandidateRegistrar::State {
         seen = std::move(*decoded);
       }
       const api::LeaseCandidateSpec& spec = seen->spec;
-      bool ack = PingPending(spec);
+      bool ack = api::PingPending(spec);
       if (!renew && !ack) return Status::Ok();
       api::Timestamp renew_time = api::TruncateToMicros(clock().wall_now());
       if (ack && spec.ping_time && *spec.ping_time > renew_time) {

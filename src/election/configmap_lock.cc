@@ -26,6 +26,7 @@ class ConfigMapLock final : public KubeObjectLock {
   // Into the object as the server returned it: its data and other annotations stay as they are.
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
     api::ConfigMap configmap = api::LenientConfigMap(object);
+    configmap.original = api::WireOriginal(std::make_shared<const json>(std::move(object)));
     configmap.metadata.annotations[kLeaderAnnotation] = FormatLeaderAnnotation(r);
     object = api::ToJson(configmap);
   }

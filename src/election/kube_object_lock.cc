@@ -119,13 +119,11 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
 
 void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view message) {
   if (!options_.publish_events) return;
-  json metadata;
+  std::string uid;
   {
     std::lock_guard lock(mu_);
-    if (cached_) metadata = cached_->value("metadata", json());  // an object (see VersionOf)
+    if (cached_) uid = api::LenientMetadata(*cached_).uid;
   }
-  std::string uid;
-  if (auto meta = api::ObjectMetaFromJson(metadata); meta.ok()) uid = std::move(meta->uid);
   events_.Record({kind_.api_version(version_), std::string(kind_.kind), options_.namespace_,
                   options_.name, uid},
                  "Normal", reason, message);

@@ -39,7 +39,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   virtual nlohmann::json NewObject(const LeaderElectionRecord& record) const = 0;
   // Writes `record` into an existing object.
   virtual void PutRecord(nlohmann::json& object, const LeaderElectionRecord& record) const = 0;
-  // The record in an object, and its raw form; NotFound when the object has none.
+  // The record in an object, and its raw form (an object without one holds the empty record).
   virtual Result<ObservedRecord> ReadRecord(const nlohmann::json& object) const = 0;
   // The record's version: the object's metadata.resourceVersion (0 when it has none); Internal
   // when the server sent one that is not a decimal integer in int64 range.

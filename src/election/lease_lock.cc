@@ -40,6 +40,7 @@ class LeaseLock final : public KubeObjectLock {
   // fields a newer server adds) goes back as it came.
   void PutRecord(json& object, const LeaderElectionRecord& r) const override {
     api::Lease lease = api::LenientLease(object);
+    lease.original = api::WireOriginal(std::make_shared<const json>(std::move(object)));
     lease.spec = SpecOf(r);
     object = api::ToJson(lease);
   }
@@ -60,7 +61,7 @@ class LeaseLock final : public KubeObjectLock {
     r.leader_transitions = spec.lease_transitions.value_or(0);
     r.strategy = spec.strategy.value_or("");
     r.preferred_holder = spec.preferred_holder.value_or("");
-    out.raw = api::ToJson(spec).dump();
+    out.raw = object.value("spec", json::object()).dump();  // the bytes as stored, not as read
     return out;
   }
 };

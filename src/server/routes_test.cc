@@ -93,7 +93,6 @@ TEST(RoutesTest, EveryKindRoutesItsDeclaredVerbsAndRefusesTheOthers) {
       HttpRequest request = RequestFor(*kind, verb);
       ASSERT_EQ(ParseRequestInfo(request).verb, verb);
       Status status = Route(*kind, request);
-      EXPECT_EQ(Serves(*kind, verb), Declares(*kind, verb));
       if (Declares(*kind, verb)) {
         EXPECT_TRUE(status.ok()) << status.ToString();
       } else {
