@@ -230,6 +230,45 @@ struct ApiStatus {
   bool operator==(const ApiStatus&) const = default;
 };
 
+// rbac.authorization.k8s.io/v1: what RBAC evaluates (the kinds' objects, as far as the rules
+// read them).
+struct PolicyRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> api_groups;
+  std::vector<std::string> resources;  // "leases", "leases/status", "*/status", "*"
+  std::vector<std::string> resource_names;
+  std::vector<std::string> non_resource_urls;  // "/healthz", "/apis/*", "*"
+  bool operator==(const PolicyRule&) const = default;
+};
+
+struct Role {  // and ClusterRole (metadata.namespace empty)
+  ObjectMeta metadata;
+  std::vector<PolicyRule> rules;
+  bool operator==(const Role&) const = default;
+};
+
+struct Subject {
+  std::string kind;       // "User", "Group", "ServiceAccount"
+  std::string api_group;  // "rbac.authorization.k8s.io" for User and Group, "" for ServiceAccount
+  std::string name;
+  std::string namespace_;  // ServiceAccount only
+  bool operator==(const Subject&) const = default;
+};
+
+struct RoleRef {
+  std::string api_group;  // "rbac.authorization.k8s.io"
+  std::string kind;       // "Role" or "ClusterRole"
+  std::string name;
+  bool operator==(const RoleRef&) const = default;
+};
+
+struct RoleBinding {  // and ClusterRoleBinding (metadata.namespace empty)
+  ObjectMeta metadata;
+  std::vector<Subject> subjects;
+  RoleRef role_ref;
+  bool operator==(const RoleBinding&) const = default;
+};
+
 template <typename T>
 struct List {
   ListMeta metadata;

@@ -12,6 +12,7 @@
 #include "coordination/controller.h"
 #include "election/cluster_access.h"
 #include "server/server.h"
+#include "server/token_file.h"
 #include "store/etcd_store.h"
 
 namespace tenure::cli {
@@ -25,6 +26,7 @@ struct ServeFlags {
   size_t watch_history = 100000;
   std::string feature_gates;
   std::string runtime_config;
+  std::string token_auth_file;
   int threads = 0;
   std::string store = "sqlite";
   std::string etcd_endpoints;
@@ -120,6 +122,17 @@ int Serve(const ServeFlags& flags) {
       return 2;
     }
   }
+  if (!flags.token_auth_file.empty()) {
+    auto tokens = server::ReadTokenFile(flags.token_auth_file);
+    if (!tokens.ok()) {
+      std::cerr << "tenure serve: --token-auth-file: " << tokens.status().message() << "\n";
+      return 2;
+    }
+    for (const std::string& warning : tokens->warnings) {
+      std::cerr << "tenure serve: --token-auth-file: " << warning << "\n";
+    }
+    options.tokens = std::move(*tokens);
+  }
   if (!options.tls && options.address != "127.0.0.1" && options.address != "::1" &&
       options.address != "localhost") {
     std::cerr << "tenure serve: --insecure-http is only allowed on a loopback address\n";
@@ -183,6 +196,9 @@ void AddServeCommand(CLI::App& app) {
                     "(tenure's default: true)");
   serve->add_option("--runtime-config", flags->runtime_config,
                     "API versions to serve, e.g. coordination.k8s.io/v1beta1=false");
+  serve->add_option("--token-auth-file", flags->token_auth_file,
+                    "Static token file as kube-apiserver reads it: CSV lines of "
+                    "token,user,uid[,\"group1,group2\"] (read at start)");
   serve->add_option("--threads", flags->threads, "HTTP threads (default: one per core)");
   serve
       ->add_option("--store", flags->store,

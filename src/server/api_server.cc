@@ -20,13 +20,6 @@ HttpResponse JsonResponse(const json& body, std::string content_type = "applicat
   return r;
 }
 
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 bool IsPublicPath(const std::string& path) {
   return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
          path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
@@ -37,6 +30,7 @@ bool IsPublicPath(const std::string& path) {
 
 ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources)
     : options_(std::move(options)),
+      authenticator_(options_.token, options_.tokens),
       resources_(std::move(resources)),
       openapi_(options_.served),
       admission_(options_.admission) {}
@@ -44,11 +38,9 @@ ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> reso
 HttpResponse ApiServer::Reject(const Status& status) { return ErrorResponse(status); }
 
 bool ApiServer::Authenticated(const HttpRequest& request) const {
-  if (options_.token.empty()) return true;
-  std::string auth = request.header("authorization");
-  static constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() <= kBearer.size() || auth.compare(0, kBearer.size(), kBearer) != 0) return false;
-  return ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options_.token);
+  if (options_.token.empty() && options_.tokens.users.empty()) return true;
+  // Until authorization decides what an anonymous request may do, it gets the public paths only.
+  return authenticator_.Authenticate(request).outcome == Authentication::Outcome::kAuthenticated;
 }
 
 const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::string& version,

@@ -7,12 +7,13 @@
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+
+#include "store/private_files.h"
 
 namespace tenure::server {
 
@@ -38,21 +39,6 @@ Result<std::string> ReadFile(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& content, bool secret) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Internal("cannot write " + tmp);
-    out << content;
-    if (!out.flush()) return Status::Internal("cannot write " + tmp);
-  }
-  if (secret) ::chmod(tmp.c_str(), 0600);
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::Internal("cannot rename " + tmp + ": " + ec.message());
-  return Status::Ok();
 }
 
 KeyPtr NewKey() {
@@ -184,8 +170,10 @@ Status EnsureCaAndServerCert(const Credentials& c, const std::string& ca_key_fil
     auto cert = MakeCert(ca_key.get(), "tenure-ca", nullptr, nullptr, true, 3650);
     if (!cert.ok()) return cert.status();
     ca_cert = std::move(*cert);
-    if (Status s = WriteFileAtomically(ca_key_file, ToPem(ca_key.get()), true); !s.ok()) return s;
-    if (Status s = WriteFileAtomically(c.ca_cert_file, ToPem(ca_cert.get()), false); !s.ok()) {
+    if (Status s = store::WritePrivateFileAtomically(ca_key_file, ToPem(ca_key.get())); !s.ok())
+      return s;
+    if (Status s = store::WritePrivateFileAtomically(c.ca_cert_file, ToPem(ca_cert.get()));
+        !s.ok()) {
       return s;
     }
     fs::remove(c.server_cert_file);  // a new CA invalidates the old server certificate
@@ -195,22 +183,28 @@ Status EnsureCaAndServerCert(const Credentials& c, const std::string& ca_key_fil
   if (!key) return OpenSslError("generating the server key");
   auto cert = MakeCert(key.get(), "tenure-server", ca_cert.get(), ca_key.get(), false, 825);
   if (!cert.ok()) return cert.status();
-  if (Status s = WriteFileAtomically(c.server_key_file, ToPem(key.get()), true); !s.ok()) return s;
-  return WriteFileAtomically(c.server_cert_file, ToPem(cert->get()), false);
+  if (Status s = store::WritePrivateFileAtomically(c.server_key_file, ToPem(key.get())); !s.ok())
+    return s;
+  return store::WritePrivateFileAtomically(c.server_cert_file, ToPem(cert->get()));
 }
 
 }  // namespace
 
 Result<Credentials> EnsureCredentials(const std::string& data_dir) {
-  std::error_code ec;
-  fs::create_directories(data_dir, ec);
-  if (ec) return Status::Internal("cannot create data folder " + data_dir + ": " + ec.message());
+  if (Status s = store::EnsurePrivateFolder(data_dir); !s.ok()) {
+    return Status(s.reason(), "data folder: " + s.message());
+  }
   Credentials c;
   c.ca_cert_file = data_dir + "/ca.crt";
   c.server_cert_file = data_dir + "/server.crt";
   c.server_key_file = data_dir + "/server.key";
   c.token_file = data_dir + "/admin.token";
   c.kubeconfig_file = data_dir + "/kubeconfig";
+  // Files an older run left with looser modes are narrowed before they are read.
+  for (const std::string& file : {data_dir + "/ca.key", c.ca_cert_file, c.server_cert_file,
+                                  c.server_key_file, c.token_file, c.kubeconfig_file}) {
+    if (Status s = store::EnsurePrivateFile(file, /*create=*/false); !s.ok()) return s;
+  }
   if (Status s = EnsureCaAndServerCert(c, data_dir + "/ca.key"); !s.ok()) return s;
   auto token = ReadFile(c.token_file);
   if (token.ok() && !token->empty()) {
@@ -220,7 +214,8 @@ Result<Credentials> EnsureCredentials(const std::string& data_dir) {
     }
   } else {
     c.token = NewToken();
-    if (Status s = WriteFileAtomically(c.token_file, c.token + "\n", true); !s.ok()) return s;
+    if (Status s = store::WritePrivateFileAtomically(c.token_file, c.token + "\n"); !s.ok())
+      return s;
   }
   return c;
 }
@@ -253,7 +248,7 @@ Status WriteKubeconfig(const Credentials& c, const std::string& server_url) {
       "    user: admin\n"
       "    namespace: default\n"
       "current-context: tenure\n";
-  return WriteFileAtomically(c.kubeconfig_file, config, true);
+  return store::WritePrivateFileAtomically(c.kubeconfig_file, config);
 }
 
 }  // namespace tenure::server

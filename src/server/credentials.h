@@ -19,7 +19,8 @@ struct Credentials {
   std::string token;             // the admin bearer token
 };
 
-// Ensures the CA, server certificate and token exist in `data_dir` (files 0600 for secrets).
+// Ensures the CA, server certificate and token exist in `data_dir`: the folder 0700 and every
+// file 0600 whatever the umask (store/private_files.h), looser ones from an older run narrowed.
 Result<Credentials> EnsureCredentials(const std::string& data_dir);
 
 // Writes a kubeconfig (cluster "tenure", user "admin", context "tenure") for `server_url`.

@@ -112,6 +112,7 @@ class ServerImpl final : public Server {
     }
     ApiServerOptions api_options;
     api_options.token = credentials_.token;
+    api_options.tokens = options.tokens;
     api_options.served = ServedVersions(options);
     api_options.server_address = ServerAddress(options);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));

@@ -13,6 +13,7 @@
 #include "server/admission.h"
 #include "server/credentials.h"
 #include "server/discovery.h"
+#include "server/token_file.h"
 #include "store/etcd_store.h"
 #include "tenure/status.h"
 
@@ -39,6 +40,8 @@ struct ServerOptions {
   // on and the version is enabled. tenure defaults both on (it is a coordination server).
   bool coordinated_leader_election = true;
   std::map<std::string, bool> runtime_config;  // "coordination.k8s.io/v1beta1" -> enabled
+  // Users of a static token file (--token-auth-file), besides the data folder's admin token.
+  TokenFile tokens;
 };
 
 // Parses "--feature-gates" ("CoordinatedLeaderElection=true,...") and "--runtime-config"

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "store/private_files.h"
 #include "store/sqlite_coalescing_vfs.h"
 
 namespace tenure::store {
@@ -141,6 +142,14 @@ struct SqliteStore::Statements {
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions& options) {
   if (options.path.empty()) return Status::BadRequest("sqlite store: empty database path");
+  // The database is created 0600 before SQLite opens it (SQLite gives its WAL and journal the
+  // database file's mode); an older run's looser files are narrowed.
+  if (options.path != ":memory:") {
+    if (Status s = EnsurePrivateFile(options.path); !s.ok()) return s;
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+      if (Status s = EnsurePrivateFile(options.path + suffix, /*create=*/false); !s.ok()) return s;
+    }
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(options.path.c_str(), &db,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,

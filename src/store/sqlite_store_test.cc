@@ -2,6 +2,7 @@
 #include "store/sqlite_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/file_mode_test_util.h"
 #include "store/store_test_util.h"
 
 namespace tenure::store {
@@ -238,6 +240,31 @@ TEST_F(SqliteStoreTest, LargeObjectsAreStoredBesideSmallOnesInOneBatch) {
     EXPECT_EQ(got->value, large[n]);
   }
   EXPECT_TRUE(store_->Get("/small/49").ok());
+}
+
+// The database and its WAL are readable by the server's user only, whatever the umask; a
+// database an older run left world-readable is narrowed on open.
+TEST_F(SqliteStoreTest, TheDatabaseAndItsWalAreOwnerOnly) {
+  store_.reset();
+  ::chmod(dir_.File("store.db").c_str(), 0666);
+  for (mode_t umask : {000, 022}) {
+    mode_t old = ::umask(umask);
+    Reopen();
+    ASSERT_TRUE(store_->WriteSync(Create("/umask/" + std::to_string(umask), "v")).ok());
+    ::umask(old);
+    EXPECT_EQ(testing::ModeOf(dir_.File("store.db")), 0600u) << "umask " << umask;
+    EXPECT_EQ(testing::ModeOf(dir_.File("store.db-wal")), 0600u) << "umask " << umask;
+    store_.reset();
+  }
+  SqliteStoreOptions fresh;
+  fresh.path = dir_.File("fresh.db");
+  mode_t old = ::umask(000);
+  auto opened = SqliteStore::Open(fresh);
+  ::umask(old);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ASSERT_TRUE((*opened)->WriteSync(Create("/k", "v")).ok());
+  EXPECT_EQ(testing::ModeOf(dir_.File("fresh.db")), 0600u);
+  EXPECT_EQ(testing::ModeOf(dir_.File("fresh.db-wal")), 0600u);
 }
 
 TEST_F(SqliteStoreTest, MaxBatchSizeSplitsTransactions) {
