@@ -18,6 +18,12 @@ inline unsigned ModeOf(const std::filesystem::path& path) {
 }
 
 class UmaskTest : public ::testing::TestWithParam<mode_t> {
+ public:
+  // The test name suffix of a parameter: "umask18" for 022 (decimal, as gtest allows).
+  static std::string Name(const ::testing::TestParamInfo<mode_t>& info) {
+    return "umask" + std::to_string(info.param);
+  }
+
  protected:
   void SetUp() override {
     std::string pattern = "/tmp/tenure-modes-XXXXXX";
@@ -29,10 +35,6 @@ class UmaskTest : public ::testing::TestWithParam<mode_t> {
     ::umask(old_umask_);
     std::filesystem::remove_all(root_);
   }
-  static std::string Name(const ::testing::TestParamInfo<mode_t>& info) {
-    return "umask" + std::to_string(info.param);
-  }
-
   std::filesystem::path root_;
   mode_t old_umask_ = 022;
 };
