@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev libssl-dev openssl
   nlohmann-json3-dev libsqlite3-dev libyaml-cpp-dev libcli11-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-kubernetes
+  python3 python3-kubernetes python3-cryptography
   etcd-server etcd-client
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   prometheus faketime

@@ -39,6 +39,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -61,6 +62,9 @@ struct CandidateOptions {
   std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
   std::chrono::nanoseconds request_timeout = std::chrono::seconds(10);
   std::shared_ptr<Clock> clock;  // default: Clock::Real()
+  // Optional. A request failed with the server's Status (Forbidden names the missing right);
+  // called once per distinct error, again after a success. The registrar keeps retrying.
+  std::function<void(const Status& error)> on_error;
 };
 
 struct CandidateRegistrarStats {

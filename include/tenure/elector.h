@@ -67,6 +67,11 @@ struct ElectionCallbacks {
   std::function<void()> on_stopped_leading;
   // Optional. The identity of a newly observed leader (may be this candidate).
   std::function<void(const std::string& identity)> on_new_leader;
+  // Optional. An attempt to read or write the lock failed, with the server's Status: Forbidden
+  // names the right the credentials lack ('User "u" cannot update resource "leases" ...'),
+  // Unavailable a server out of reach. Called once per distinct error (again after a success);
+  // the elector keeps retrying. Conflicts (another candidate wrote first) are not errors.
+  std::function<void(const Status& error)> on_error;
 };
 
 struct ElectionConfig {
@@ -150,6 +155,8 @@ class Elector {
   // false when leading but the last renewal is older than lease_duration + health_tolerance.
   bool Healthy() const;
   ElectorMetrics metrics() const;
+  // The error of the last attempt on the lock, OK when it succeeded (see on_error).
+  Status LastError() const;
   const ElectionConfig& config() const;
 
  private:

@@ -8,6 +8,7 @@
 // object when publish_events is set.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,9 @@ struct KubeLockOptions {
   std::string name;
   std::string identity;
   bool publish_events = true;
+  // Optional. An Event about the lock could not be posted (Forbidden names the missing right:
+  // create on events); once per distinct error. Events are best effort: the election goes on.
+  std::function<void(const Status& error)> on_event_error;
 };
 
 std::shared_ptr<Lock> NewLeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);

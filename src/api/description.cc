@@ -118,7 +118,9 @@ const KindDescription& Describe(const KindInfo& kind) {
   // Every served kind is a KindDescription; a KindInfo made elsewhere (a path-only kind, say)
   // has no description, and asking for one is a programming error.
   const auto& all = AllKinds();
-  if (std::find(all.begin(), all.end(), &kind) == all.end()) {
+  const auto& bodies = SubresourceKinds();
+  if (std::find(all.begin(), all.end(), &kind) == all.end() &&
+      std::find(bodies.begin(), bodies.end(), &kind) == bodies.end()) {
     std::fprintf(stderr, "tenure: %.*s is not a served kind and has no description\n",
                  static_cast<int>(kind.kind.size()), kind.kind.data());
     std::abort();

@@ -9,11 +9,6 @@
 #include "api/types.h"
 
 namespace tenure::api::internal {
-namespace {
-
-using E = Emit;
-using nlohmann::json;
-using Now = std::chrono::system_clock::time_point;
 
 const ObjectDescription& ObjectReferenceObject() {
   static const ObjectDescription d{
@@ -23,36 +18,36 @@ const ObjectDescription& ObjectReferenceObject() {
           "referred object.",
       .fields =
           {
-              field::String("kind", E::kOmitEmpty,
+              field::String("kind", Emit::kOmitEmpty,
                             "Kind of the referent. More info: "
                             "https://git.k8s.io/community/contributors/devel/sig-architecture/"
                             "api-conventions.md#types-kinds")
                   .Bind<&ObjectReference::kind>(),
-              field::String("namespace", E::kOmitEmpty,
+              field::String("namespace", Emit::kOmitEmpty,
                             "Namespace of the referent. More info: "
                             "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                             "namespaces/")
                   .Bind<&ObjectReference::namespace_>(),
-              field::String("name", E::kOmitEmpty,
+              field::String("name", Emit::kOmitEmpty,
                             "Name of the referent. More info: "
                             "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                             "names/#names")
                   .Bind<&ObjectReference::name>(),
-              field::String("uid", E::kOmitEmpty,
+              field::String("uid", Emit::kOmitEmpty,
                             "UID of the referent. More info: "
                             "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
                             "names/#uids",
                             "types.UID")
                   .Bind<&ObjectReference::uid>(),
-              field::String("apiVersion", E::kOmitEmpty, "API version of the referent.")
+              field::String("apiVersion", Emit::kOmitEmpty, "API version of the referent.")
                   .Bind<&ObjectReference::api_version>(),
-              field::String("resourceVersion", E::kOmitEmpty,
+              field::String("resourceVersion", Emit::kOmitEmpty,
                             "Specific resourceVersion to which this reference is made, if any. "
                             "More info: "
                             "https://git.k8s.io/community/contributors/devel/sig-architecture/"
                             "api-conventions.md#concurrency-control-and-consistency")
                   .Bind<&ObjectReference::resource_version>(),
-              field::String("fieldPath", E::kOmitEmpty,
+              field::String("fieldPath", Emit::kOmitEmpty,
                             "If referring to a piece of an object instead of an entire object, "
                             "this string should contain a valid JSON/Go field access statement, "
                             "such as desiredState.manifest.containers[2]. For example, if the "
@@ -68,6 +63,12 @@ const ObjectDescription& ObjectReferenceObject() {
   };
   return d;
 }
+
+namespace {
+
+using E = Emit;
+using nlohmann::json;
+using Now = std::chrono::system_clock::time_point;
 
 const ObjectDescription& EventSourceObject() {
   static const ObjectDescription d{

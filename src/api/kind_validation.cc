@@ -239,9 +239,10 @@ void ValidateEventUpdate(const json& object, const json&, FieldErrors& errs) {
 
 Status ValidateCreate(const KindInfo& kind, const nlohmann::json& object) {
   FieldErrors errs;
-  Describe(kind).validation.create(object, errs);
-  // rest.BeforeCreate: the generic object-meta checks run only when the strategy found none.
-  if (errs.empty()) {
+  if (const auto create = Describe(kind).validation.create) create(object, errs);
+  // rest.BeforeCreate: the generic object-meta checks run only when the strategy found none (a
+  // review, never stored, has no name to check).
+  if (errs.empty() && kind.stored) {
     internal::ValidateObjectMeta(internal::Sub(object, "metadata"), kind.namespaced,
                                  internal::PathSegmentName, errs);
   }

@@ -24,5 +24,24 @@ void ValidateNamespaceUpdate(const nlohmann::json& object, const nlohmann::json&
 void ValidateEvent(const nlohmann::json& object, FieldErrors& errs);
 void ValidateEventUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
                          FieldErrors& errs);
+// rbac_validation.cc
+void ValidateRole(const nlohmann::json& object, FieldErrors& errs);
+void ValidateRoleUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                        FieldErrors& errs);
+void ValidateClusterRole(const nlohmann::json& object, FieldErrors& errs);
+void ValidateClusterRoleUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                               FieldErrors& errs);
+void ValidateRoleBinding(const nlohmann::json& object, FieldErrors& errs);
+void ValidateRoleBindingUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
+                               FieldErrors& errs);
+void ValidateClusterRoleBinding(const nlohmann::json& object, FieldErrors& errs);
+void ValidateClusterRoleBindingUpdate(const nlohmann::json& object,
+                                      const nlohmann::json& old_object, FieldErrors& errs);
+// review_validation.cc
+// TokenRequest: spec.expirationSeconds within [10 minutes, 2^32 seconds].
+void ValidateTokenRequest(const nlohmann::json& object, FieldErrors& errs);
+void ValidateSelfSubjectAccessReview(const nlohmann::json& object, FieldErrors& errs);
+void ValidateSubjectAccessReview(const nlohmann::json& object, FieldErrors& errs);
+void ValidateLocalSubjectAccessReview(const nlohmann::json& object, FieldErrors& errs);
 
 }  // namespace tenure::api::internal

@@ -33,9 +33,27 @@ std::string KindInfo::api_version(std::string_view version) const {
 
 const std::vector<const KindInfo*>& AllKinds() {
   static const std::vector<const KindInfo*> all = {
-      &internal::LeaseKind(),     &internal::LeaseCandidateKind(), &internal::ConfigMapKind(),
-      &internal::NamespaceKind(), &internal::EventKind(),
+      &internal::LeaseKind(),
+      &internal::LeaseCandidateKind(),
+      &internal::ConfigMapKind(),
+      &internal::NamespaceKind(),
+      &internal::EventKind(),
+      &internal::RoleKind(),
+      &internal::ClusterRoleKind(),
+      &internal::RoleBindingKind(),
+      &internal::ClusterRoleBindingKind(),
+      &internal::SelfSubjectAccessReviewKind(),
+      &internal::SubjectAccessReviewKind(),
+      &internal::LocalSubjectAccessReviewKind(),
+      &internal::SelfSubjectRulesReviewKind(),
+      &internal::SelfSubjectReviewKind(),
+      &internal::ServiceAccountKind(),
   };
+  return all;
+}
+
+const std::vector<const KindInfo*>& SubresourceKinds() {
+  static const std::vector<const KindInfo*> all = {&internal::TokenRequestKind()};
   return all;
 }
 
@@ -58,5 +76,16 @@ const KindInfo& LeaseCandidateKind() { return internal::LeaseCandidateKind(); }
 const KindInfo& ConfigMapKind() { return internal::ConfigMapKind(); }
 const KindInfo& NamespaceKind() { return internal::NamespaceKind(); }
 const KindInfo& EventKind() { return internal::EventKind(); }
+const KindInfo& RoleKind() { return internal::RoleKind(); }
+const KindInfo& ClusterRoleKind() { return internal::ClusterRoleKind(); }
+const KindInfo& RoleBindingKind() { return internal::RoleBindingKind(); }
+const KindInfo& ClusterRoleBindingKind() { return internal::ClusterRoleBindingKind(); }
+const KindInfo& SelfSubjectAccessReviewKind() { return internal::SelfSubjectAccessReviewKind(); }
+const KindInfo& SubjectAccessReviewKind() { return internal::SubjectAccessReviewKind(); }
+const KindInfo& LocalSubjectAccessReviewKind() { return internal::LocalSubjectAccessReviewKind(); }
+const KindInfo& SelfSubjectRulesReviewKind() { return internal::SelfSubjectRulesReviewKind(); }
+const KindInfo& SelfSubjectReviewKind() { return internal::SelfSubjectReviewKind(); }
+const KindInfo& ServiceAccountKind() { return internal::ServiceAccountKind(); }
+const KindInfo& TokenRequestKind() { return internal::TokenRequestKind(); }
 
 }  // namespace tenure::api

@@ -33,6 +33,9 @@ struct KindInfo {
   bool allow_create_on_update = false;
   // The verbs kube-apiserver serves on the resource, sorted, as discovery and OpenAPI list them.
   std::vector<std::string_view> verbs;
+  // false: a create-only kind answered at once and never stored (the access and subject
+  // reviews); it has no list kind.
+  bool stored = true;
 
   // "leases.coordination.k8s.io" or "configmaps" for the core group: used in messages.
   std::string qualified_resource() const;
@@ -43,6 +46,9 @@ struct KindInfo {
 };
 
 const std::vector<const KindInfo*>& AllKinds();
+// The kinds that are only the bodies of a subresource (TokenRequest, of serviceaccounts/token):
+// described, decoded and validated like the others, not served as resources of their own.
+const std::vector<const KindInfo*>& SubresourceKinds();
 const KindInfo* FindByResource(std::string_view group, std::string_view resource);
 const KindInfo* FindByKind(std::string_view group, std::string_view kind);
 // The registry's entries, for code that names the kind it works with (API paths, api_paths.h).
@@ -51,6 +57,17 @@ const KindInfo& LeaseCandidateKind();
 const KindInfo& ConfigMapKind();
 const KindInfo& NamespaceKind();
 const KindInfo& EventKind();
+const KindInfo& RoleKind();
+const KindInfo& ClusterRoleKind();
+const KindInfo& RoleBindingKind();
+const KindInfo& ClusterRoleBindingKind();
+const KindInfo& SelfSubjectAccessReviewKind();
+const KindInfo& SubjectAccessReviewKind();
+const KindInfo& LocalSubjectAccessReviewKind();
+const KindInfo& SelfSubjectRulesReviewKind();
+const KindInfo& SelfSubjectReviewKind();
+const KindInfo& ServiceAccountKind();
+const KindInfo& TokenRequestKind();
 
 struct DecodeOptions {
   bool strict = false;  // fieldValidation=Strict: unknown or duplicate fields are an error

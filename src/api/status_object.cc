@@ -25,7 +25,10 @@ ApiStatus ToApiStatus(const Status& status) {
                            .uid = d.uid,
                            .causes = status.causes(),
                            .retry_after_seconds = std::max(d.retry_after_seconds, 0)};
-  if (details != ApiStatusDetails{}) out.details = std::move(details);
+  // kube's NewForbidden always sends details, empty ones too (a path: "details":{}).
+  if (details != ApiStatusDetails{} || status.reason() == Reason::kForbidden) {
+    out.details = std::move(details);
+  }
   out.code = status.code();
   return out;
 }

@@ -8,6 +8,7 @@
 #include "api/codec.h"
 #include "cli/inspect_commands.h"
 #include "cli/lease_view.h"
+#include "cli/lease_writers.h"
 #include "cli/output_format.h"
 
 namespace tenure::cli {
@@ -17,6 +18,12 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxEvents = 15;
+constexpr size_t kMaxWriters = 10;
+
+struct DescribeFlags {
+  LeaseRefFlags lease;
+  std::string audit_log;
+};
 
 // `micro`: a MicroTime field (spec times) rather than a Time (metadata, whole seconds).
 std::string TimeAndAge(const std::optional<api::Timestamp>& t, api::Timestamp now,
@@ -107,7 +114,30 @@ std::string EventsSection(LeaseApi& api, const api::Lease& lease, api::Timestamp
   return out;
 }
 
-int RunDescribe(const LeaseRefFlags& flags) {
+// The last writes of the lease in the audit log at `path`, newest last.
+std::string WritersSection(const std::string& path, const api::Lease& lease,
+                           const Painter& painter) {
+  auto lines = ReadAuditLog(path);
+  if (!lines.ok()) return "<unavailable: --audit-log: " + lines.status().message() + ">";
+  std::vector<LeaseWrite> writes =
+      LeaseWritesIn(*lines, lease.metadata.namespace_, lease.metadata.name);
+  if (writes.empty()) return "<none in " + path + ">";
+  size_t skip = writes.size() > kMaxWriters ? writes.size() - kMaxWriters : 0;
+  TextTable table({"TIME", "USER", "VERB", "HOLDER SET"});
+  for (size_t i = skip; i < writes.size(); ++i) {
+    const LeaseWrite& w = writes[i];
+    std::string holder = !w.holder           ? "<not recorded>"
+                         : w.holder->empty() ? "<released>"
+                                             : *w.holder;
+    table.AddRow({{w.time}, {w.user.empty() ? "<unknown>" : w.user}, {w.verb}, {holder}});
+  }
+  std::string out = table.Render(painter, "  ");
+  if (skip > 0) out += "  (" + std::to_string(skip) + " older writes not shown)\n";
+  return out;
+}
+
+int RunDescribe(const DescribeFlags& describe_flags) {
+  const LeaseRefFlags& flags = describe_flags.lease;
   int exit_code = 0;
   auto target = OpenLeaseTarget("describe", flags, &exit_code);
   if (!target) return exit_code;
@@ -142,6 +172,9 @@ int RunDescribe(const LeaseRefFlags& flags) {
   f.Add("Created", TimeAndAge(lease->metadata.creation_timestamp, now, false));
   f.Section("Candidates", CandidatesSection(*api, *lease, now, painter));
   f.Section("Events", EventsSection(*api, *lease, now, painter));
+  if (!describe_flags.audit_log.empty()) {
+    f.Section("Last Writers", WritersSection(describe_flags.audit_log, *lease, painter));
+  }
   std::cout << f.str();
   return 0;
 }
@@ -149,14 +182,18 @@ int RunDescribe(const LeaseRefFlags& flags) {
 }  // namespace
 
 void AddDescribeCommand(CLI::App& app) {
-  auto flags = std::make_shared<LeaseRefFlags>();
+  auto flags = std::make_shared<DescribeFlags>();
   CLI::App* describe = app.add_subcommand(
       "describe", "Show one lease in detail: holder, times, candidates and recent events");
-  AddLeaseRefOptions(describe, *flags, true);
+  AddLeaseRefOptions(describe, flags->lease, true);
+  describe->add_option("--audit-log", flags->audit_log,
+                       "The server's audit log (tenure serve --audit-log-path): also show who "
+                       "last wrote the lease");
   describe->footer(
       "Examples:\n"
       "  tenure describe lease kube-system/kube-scheduler\n"
-      "  tenure describe lease my-app -n prod --context staging");
+      "  tenure describe lease my-app -n prod --context staging\n"
+      "  tenure describe lease default/my-app --audit-log /var/log/tenure/audit.log");
   describe->callback([flags] { std::exit(RunDescribe(*flags)); });
 }
 

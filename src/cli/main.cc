@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/inspect_commands.h"
+#include "cli/issue_user_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   tenure::cli::AddServeCommand(app);
   tenure::cli::AddRunCommand(app);
   tenure::cli::AddInspectCommands(app);
+  tenure::cli::AddIssueUserCommand(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

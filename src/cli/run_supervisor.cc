@@ -189,12 +189,19 @@ Status Supervisor::Setup() {
   }
   KubeLockOptions lock_options{namespace_, settings_.lock_name, settings_.identity,
                                settings_.publish_events};
+  lock_options.on_event_error = [](const Status& error) {
+    Log("cannot post an Event: " + error.message());
+  };
   ElectionConfig election = ElectionTimingsOf(settings_);
   election.lock =
       configmap ? NewConfigMapLock(cluster_, lock_options) : NewLeaseLock(cluster_, lock_options);
   election.name = namespace_ + "/" + settings_.lock_name;
   election.callbacks.on_new_leader = [](const std::string& leader) {
     Log("leader is now " + leader);
+  };
+  // Why campaigning or renewing fails (a missing right names itself), once per distinct error.
+  election.callbacks.on_error = [lock = election.name](const Status& error) {
+    Log("cannot use the lock " + lock + ": " + error.message());
   };
 
   if (settings_.coordinated) {
@@ -207,6 +214,9 @@ Status Supervisor::Setup() {
                                                                       : settings_.emulation_version;
     if (!settings_.strategy.empty()) candidate.strategy = settings_.strategy;
     candidate.retry_period = settings_.retry_period;
+    candidate.on_error = [name = settings_.identity](const Status& error) {
+      Log("cannot keep the LeaseCandidate " + name + " current: " + error.message());
+    };
     auto registrar = CandidateRegistrar::Start(cluster_, std::move(candidate));
     if (!registrar.ok()) return registrar.status();
     registrar_ = std::move(*registrar);

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/listen_address.h"
@@ -27,6 +28,16 @@ struct ServeFlags {
   std::string feature_gates;
   std::string runtime_config;
   std::string token_auth_file;
+  std::vector<std::string> tls_sans;
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::vector<std::string> client_ca_files;
+  std::string audit_log_path;
+  std::string audit_policy_file;
+  std::string audit_log_format = "json";
+  int audit_log_maxsize = 100;
+  int audit_log_maxbackup = 100;
+  int audit_log_maxage = 366;
   int threads = 0;
   std::string store = "sqlite";
   std::string etcd_endpoints;
@@ -35,6 +46,8 @@ struct ServeFlags {
   int coordination_lease_duration = 5;        // seconds, Kubernetes' value
   double coordination_election_duration = 5;  // seconds, Kubernetes' value
 };
+
+}  // namespace
 
 std::string DefaultDataDir() {
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
@@ -46,6 +59,8 @@ std::string DefaultDataDir() {
   return "tenure-data";
 }
 
+namespace {
+
 Status ParseListen(const std::string& listen, server::ServerOptions& options) {
   Status s = ParseListenAddress(listen, options.address, options.port);
   if (!s.ok()) return Status::BadRequest("--listen: " + s.message());
@@ -53,8 +68,8 @@ Status ParseListen(const std::string& listen, server::ServerOptions& options) {
 }
 
 // The coordinated election controller, when the gate is on and a LeaseCandidate version is
-// served. It reaches this server over loopback with the admin credentials, as kube-apiserver's
-// own controllers do; nullptr when it does not run (the reason is printed).
+// served. It reaches this server over loopback as its own user with only the rights it needs
+// (bootstrap_policy.h); nullptr when it does not run (the reason is printed).
 std::unique_ptr<coordination::Controller> StartCoordination(const server::Server& server,
                                                             const server::ServerOptions& options,
                                                             const ServeFlags& flags) {
@@ -76,9 +91,9 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
     std::string url =
         (options.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port());
     if (Status s = client::ParseServerUrl(url, config); !s.ok()) return s;
-    config.endpoint.tls.ca_file = server.credentials().ca_cert_file;
+    config.endpoint.tls.ca_file = server.credentials().server_trust_file;
     config.endpoint.tls.server_name = "localhost";  // the certificate names loopback only
-    config.token_file = server.credentials().token_file;
+    config.token = server.coordination_token();
     auto kube = client::KubeClient::Create(config);
     if (!kube.ok()) return kube.status();
     return coordination::Controller::Start(ClusterAccess::Wrap(*kube), controller_options);
@@ -132,6 +147,38 @@ int Serve(const ServeFlags& flags) {
       std::cerr << "tenure serve: --token-auth-file: " << warning << "\n";
     }
     options.tokens = std::move(*tokens);
+  }
+  if (flags.tls_cert_file.empty() != flags.tls_private_key_file.empty()) {
+    std::cerr << "tenure serve: --tls-cert-file and --tls-private-key-file go together\n";
+    return 2;
+  }
+  for (const std::string& file : flags.client_ca_files) {
+    if (!std::filesystem::exists(file)) {
+      std::cerr << "tenure serve: --client-ca-file: cannot read " << file << "\n";
+      return 2;
+    }
+  }
+  options.certificate = {.alt_names = flags.tls_sans,
+                         .cert_file = flags.tls_cert_file,
+                         .key_file = flags.tls_private_key_file};
+  options.client_ca_files = flags.client_ca_files;
+  if (!flags.audit_policy_file.empty()) {
+    if (flags.audit_log_path.empty()) {
+      std::cerr << "tenure serve: --audit-policy-file needs --audit-log-path\n";
+      return 2;
+    }
+    auto policy = server::ReadAuditPolicyFile(flags.audit_policy_file);
+    if (!policy.ok()) {
+      std::cerr << "tenure serve: --audit-policy-file: " << policy.status().message() << "\n";
+      return 2;
+    }
+    options.audit_policy = std::move(*policy);
+  }
+  if (!flags.audit_log_path.empty()) {
+    options.audit_log = server::AuditLogOptions{.path = flags.audit_log_path,
+                                                .max_size_mb = flags.audit_log_maxsize,
+                                                .max_backups = flags.audit_log_maxbackup,
+                                                .max_age_days = flags.audit_log_maxage};
   }
   if (!options.tls && options.address != "127.0.0.1" && options.address != "::1" &&
       options.address != "localhost") {
@@ -199,6 +246,42 @@ void AddServeCommand(CLI::App& app) {
   serve->add_option("--token-auth-file", flags->token_auth_file,
                     "Static token file as kube-apiserver reads it: CSV lines of "
                     "token,user,uid[,\"group1,group2\"] (read at start)");
+  serve->add_option("--tls-san", flags->tls_sans,
+                    "A DNS name or IP address the server certificate must also be valid for "
+                    "(repeatable; the certificate is issued again when one is missing)");
+  serve->add_option("--tls-cert-file", flags->tls_cert_file,
+                    "Your own server certificate chain (PEM), served instead of the data "
+                    "folder's; read again when it changes");
+  serve->add_option("--tls-private-key-file", flags->tls_private_key_file,
+                    "The key of --tls-cert-file (PEM)");
+  serve->add_option("--client-ca-file", flags->client_ca_files,
+                    "CA bundle whose client certificates authenticate users: CN the user, O "
+                    "the groups (repeatable; the data folder's CA, which `tenure issue-user` "
+                    "uses, always does)");
+  serve->add_option("--audit-log-path", flags->audit_log_path,
+                    "Write an audit log (audit.k8s.io/v1 Event JSON lines) to this file; - for "
+                    "standard output");
+  serve->add_option("--audit-policy-file", flags->audit_policy_file,
+                    "Audit policy (audit.k8s.io/v1 Policy, YAML or JSON): what is recorded at "
+                    "which level (default: every request at Metadata)");
+  serve->add_option("--audit-log-format", flags->audit_log_format, "Audit log format")
+      ->check(CLI::IsMember({"json"}))
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-maxsize", flags->audit_log_maxsize,
+                   "Megabytes before the audit log is rotated (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-maxbackup", flags->audit_log_maxbackup,
+                   "Rotated audit logs kept (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-maxage", flags->audit_log_maxage,
+                   "Days rotated audit logs are kept (0: forever)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   serve->add_option("--threads", flags->threads, "HTTP threads (default: one per core)");
   serve
       ->add_option("--store", flags->store,

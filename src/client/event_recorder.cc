@@ -15,10 +15,11 @@ constexpr size_t kMaxQueued = 100;
 }
 
 EventRecorder::EventRecorder(std::shared_ptr<KubeClient> client, std::string component,
-                             std::string instance)
+                             std::string instance, std::function<void(const Status&)> on_error)
     : client_(std::move(client)),
       component_(std::move(component)),
-      instance_(std::move(instance)) {}
+      instance_(std::move(instance)),
+      on_error_(std::move(on_error)) {}
 
 EventRecorder::~EventRecorder() {
   if (thread_.joinable()) {
@@ -68,7 +69,13 @@ void EventRecorder::Send(std::stop_token stop) {
     lock.unlock();
     std::string path = api::CollectionPath(api::EventKind(), "v1",
                                            event["metadata"]["namespace"].get<std::string>());
-    (void)client_->Call("POST", path, &event, std::chrono::seconds(5));
+    auto posted = client_->Call("POST", path, &event, std::chrono::seconds(5));
+    if (posted.ok()) {
+      reported_error_.clear();
+    } else if (on_error_ && posted.status().message() != reported_error_) {
+      reported_error_ = posted.status().message();
+      on_error_(posted.status());
+    }
     lock.lock();
   }
 }

@@ -5,12 +5,15 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stop_token>
 #include <string>
 #include <thread>
+
+#include "tenure/status.h"
 
 namespace tenure::client {
 
@@ -29,7 +32,10 @@ class EventRecorder {
  public:
   // `component` is the Event's source and reporting component, `instance` its reporting
   // instance (e.g. the identity of the process).
-  EventRecorder(std::shared_ptr<KubeClient> client, std::string component, std::string instance);
+  // `on_error` (optional) hears of an Event that could not be posted (Forbidden names the
+  // missing right), once per distinct error; Events are best effort and are not retried.
+  EventRecorder(std::shared_ptr<KubeClient> client, std::string component, std::string instance,
+                std::function<void(const Status&)> on_error = nullptr);
   ~EventRecorder();  // events not posted yet are dropped
   EventRecorder(const EventRecorder&) = delete;
   EventRecorder& operator=(const EventRecorder&) = delete;
@@ -44,6 +50,8 @@ class EventRecorder {
   std::shared_ptr<KubeClient> client_;
   std::string component_;
   std::string instance_;
+  std::function<void(const Status&)> on_error_;
+  std::string reported_error_;  // Send's thread only
   std::mutex mu_;
   std::condition_variable_any cv_;
   std::deque<nlohmann::json> queue_;

@@ -63,7 +63,8 @@ struct CandidateRegistrar::State {
   std::stop_source wake;          // wakes the sleeping worker
   CandidateRegistrarStats stats;
   Status last_error;
-  std::mutex stop_mu;  // serializes Stop: a second caller waits for the first one's outcome
+  std::string reported_error;  // the error on_error last heard of
+  std::mutex stop_mu;          // serializes Stop: a second caller waits for the first one's outcome
   bool stopped = false;
   Status stop_result;
   std::unique_ptr<client::Subscription> subscription;
@@ -73,17 +74,24 @@ struct CandidateRegistrar::State {
 
   Result<json> Call(const std::string& method, const std::string& path, const json* body) {
     auto reply = KubeClientOf(*cluster).Call(method, path, body, options.request_timeout);
-    std::lock_guard lock(mu);
-    const Status& s = reply.status();
-    if (reply.ok() || s.IsConflict() || s.IsAlreadyExists() ||
-        (s.IsNotFound() && method != "POST")) {
-      // Expected answers of optimistic concurrency (and a candidate deleted by someone else):
-      // handled by the caller. A POST answered NotFound means the namespace or the API is gone.
-      last_error = Status::Ok();
-    } else {
-      last_error = reply.status();
-      ++stats.failed_requests;
+    bool tell = false;
+    {
+      std::lock_guard lock(mu);
+      const Status& s = reply.status();
+      if (reply.ok() || s.IsConflict() || s.IsAlreadyExists() ||
+          (s.IsNotFound() && method != "POST")) {
+        // Expected answers of optimistic concurrency (and a candidate deleted by someone else):
+        // handled by the caller. A POST answered NotFound means the namespace or the API is gone.
+        last_error = Status::Ok();
+        reported_error.clear();
+      } else {
+        last_error = reply.status();
+        ++stats.failed_requests;
+        tell = last_error.message() != reported_error;
+        if (tell) reported_error = last_error.message();
+      }
     }
+    if (tell && options.on_error) options.on_error(reply.status());
     return reply;
   }
 

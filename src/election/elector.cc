@@ -67,6 +67,9 @@ struct Elector::State {
   std::stop_token term_token;
   bool LeadingLocked() const { return view.leading && !term_token.stop_requested(); }
   ElectorMetrics metrics;
+  // The last attempt's error (OK after a success) and the one on_error last heard of.
+  Status last_error;
+  std::string reported_error;
   // Requested by the lock's watch: wakes a waiting follower to re-evaluate the lease.
   std::stop_source wake_source;
   // Records the watch delivered so far: a change that arrives between a look at the record and
@@ -99,6 +102,35 @@ struct Elector::State {
   election::LeaderNotifier notifier;
 
   Lock& lock() const { return *config.lock; }
+
+  // An attempt on the lock failed for `s`: a race (Conflict) or a lease that is not there (yet:
+  // a coordinated candidate waits for the controller to create it; or deleted meanwhile) is how
+  // the algorithm works, not an error; anything else (403 naming a missing right, an
+  // unreachable server) is kept for LastError and told to on_error once per distinct error.
+  template <typename T>
+  const Result<T>& Checked(const Result<T>& result) {
+    if (result.ok()) {
+      Succeeded();
+    } else if (!result.status().IsConflict() && !result.status().IsNotFound()) {
+      Failed(result.status());
+    }
+    return result;
+  }
+  void Failed(const Status& s) {
+    bool tell = false;
+    {
+      std::lock_guard lock(mu);
+      last_error = s;
+      tell = s.message() != reported_error;
+      if (tell) reported_error = s.message();
+    }
+    if (tell && config.callbacks.on_error) config.callbacks.on_error(s);
+  }
+  void Succeeded() {
+    std::lock_guard lock(mu);
+    last_error = Status::Ok();
+    reported_error.clear();
+  }
 
   // Every record read, written or watched goes through here; a change of bytes stamps the time
   // it was observed. One that ends the term (EndsTerm) ends it at once, however it was seen: on
@@ -210,25 +242,29 @@ struct Elector::State {
     Clock::WallTime wall_sent = clock().wall_now();
     // Fast path: the leader updates with its cached version, no GET.
     if (std::optional<ObservedRecord> cached = CachedForRenewal(sent)) {
-      auto written = lock().Update(
-          election::AcquireOrRenewRecord(&cached->record, rules, wall_sent), budget.left());
+      auto written = Checked(lock().Update(
+          election::AcquireOrRenewRecord(&cached->record, rules, wall_sent), budget.left()));
       if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
     CountSlowPath();
     auto current = lock().Get(budget.left());
     if (!current.ok()) {
+      if (!current.status().IsNotFound()) Failed(current.status());
       if (!current.status().IsNotFound() || budget.spent()) return std::nullopt;
-      auto written =
-          lock().Create(election::AcquireOrRenewRecord(nullptr, rules, wall_sent), budget.left());
+      auto written = Checked(
+          lock().Create(election::AcquireOrRenewRecord(nullptr, rules, wall_sent), budget.left()));
       if (!written.ok()) return std::nullopt;
       return Written(*written, sent, nullptr);
     }
     Observe(*current);
-    if (TermEnded() || HeldByOther()) return std::nullopt;
+    if (TermEnded() || HeldByOther()) {
+      Succeeded();  // the lease was read: a follower's attempt ends here without a write
+      return std::nullopt;
+    }
     if (budget.spent()) return std::nullopt;
-    auto written = lock().Update(election::AcquireOrRenewRecord(&current->record, rules, wall_sent),
-                                 budget.left());
+    auto written = Checked(lock().Update(
+        election::AcquireOrRenewRecord(&current->record, rules, wall_sent), budget.left()));
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent, &*current);
   }
@@ -240,13 +276,13 @@ struct Elector::State {
   std::optional<int64_t> TryRenewHeld(Budget& budget) {
     Clock::TimePoint sent = clock().now();
     if (std::optional<ObservedRecord> cached = CachedForRenewal(sent)) {
-      auto written = lock().Update(
-          election::RenewedHeldRecord(cached->record, rules, clock().wall_now()), budget.left());
+      auto written = Checked(lock().Update(
+          election::RenewedHeldRecord(cached->record, rules, clock().wall_now()), budget.left()));
       if (written.ok()) return Written(*written, sent, &*cached);
       if (budget.spent()) return std::nullopt;
     }
     CountSlowPath();
-    auto current = lock().Get(budget.left());
+    auto current = Checked(lock().Get(budget.left()));
     if (!current.ok()) return std::nullopt;
     Observe(*current);
     election::HeldRenewal renewal;
@@ -257,7 +293,7 @@ struct Elector::State {
       if (renewal.preempted) end_of_term = true;
     }
     if (!renewal.write || budget.spent()) return std::nullopt;
-    auto written = lock().Update(*renewal.write, budget.left());
+    auto written = Checked(lock().Update(*renewal.write, budget.left()));
     if (!written.ok()) return std::nullopt;
     return Written(*written, sent, &*current);
   }
@@ -425,11 +461,11 @@ struct Elector::State {
     Clock::TimePoint deadline = clock().now() + config.renew_deadline;
     while (clock().now() < deadline) {
       auto left = std::chrono::duration_cast<Clock::Duration>(deadline - clock().now());
-      auto current = lock().Get(left);
+      auto current = Checked(lock().Get(left));
       if (!current.ok()) return;
       auto released = election::ReleaseRecord(current->record, rules, clock().wall_now());
       if (!released) return;
-      auto written = lock().Update(*released, left);
+      auto written = Checked(lock().Update(*released, left));
       if (written.ok()) {
         Observe(*written);
         return;
@@ -548,6 +584,11 @@ bool Elector::Healthy() const {
   const State& st = *state_;
   std::lock_guard lock(st.mu);
   return election::Healthy(st.view, st.rules, st.clock().now());
+}
+
+Status Elector::LastError() const {
+  std::lock_guard lock(state_->mu);
+  return state_->last_error;
 }
 
 ElectorMetrics Elector::metrics() const {

@@ -489,4 +489,45 @@ TEST_F(ElectorTest, MetricsAreExposedWithKubernetesNames) {
 }
 
 }  // namespace
+// A candidate that may not use the lock says why, once per distinct error, and keeps trying:
+// the server's 403 names the missing right.
+TEST_F(ElectorTest, ErrorsAreReportedOncePerDistinctErrorAndKeptAsLastError) {
+  Recorder rec;
+  ElectionConfig c = Config("a", rec);
+  std::mutex mu;
+  std::vector<std::string> errors;
+  c.callbacks.on_error = [&](const Status& s) {
+    std::lock_guard lock(mu);
+    errors.push_back(s.message());
+  };
+  const Status forbidden(Reason::kForbidden,
+                         "leases.coordination.k8s.io \"l\" is forbidden: User \"u\" cannot get "
+                         "resource \"leases\"");
+  store_->SetFailure(forbidden);
+  auto elector = Elector::Create(c);
+  ASSERT_TRUE(elector.ok());
+  std::shared_ptr<Elector> shared(std::move(*elector));
+  ElectionHandle handle(shared);
+  Advance(10s, 1);  // several attempts, all refused
+  EXPECT_EQ(shared->LastError().reason(), Reason::kForbidden);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(errors, std::vector<std::string>{forbidden.message()});
+  }
+  store_->SetFailure(Status::Ok());
+  ASSERT_TRUE(Eventually([&] {
+    clock_->Advance(500ms);
+    return rec.started.load() == 1;
+  }));
+  EXPECT_TRUE(shared->LastError().ok());
+  store_->SetFailure(Status::Unavailable("the server is unreachable"));
+  ASSERT_TRUE(Eventually([&] {
+    clock_->Advance(500ms);
+    std::lock_guard lock(mu);
+    return errors.size() == 2;
+  }));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(errors[1], "the server is unreachable");
+}
+
 }  // namespace tenure

@@ -16,7 +16,8 @@ KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions
       options_(std::move(options)),
       kind_(kind),
       version_(std::move(version)),
-      events_(ClusterAccess::SharedClient(*cluster_), "tenure", options_.identity) {
+      events_(ClusterAccess::SharedClient(*cluster_), "tenure", options_.identity,
+              options_.on_event_error) {
   if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
   collection_path_ = api::CollectionPath(kind_, version_, options_.namespace_);
   object_path_ = api::ObjectPath(kind_, version_, options_.namespace_, options_.name);

@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/forbidden.h"
+#include "server/impersonation.h"
+#include "server/rbac_escalation.h"
+#include "server/request_attributes.h"
 #include "server/request_info.h"
 #include "server/resource_errors.h"
 #include "server/response_format.h"
@@ -20,27 +24,43 @@ HttpResponse JsonResponse(const json& body, std::string content_type = "applicat
   return r;
 }
 
-bool IsPublicPath(const std::string& path) {
+bool IsProbeOrVersionPath(const std::string& path) {
   return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
          path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
          path.rfind("/readyz/", 0) == 0;
+}
+
+bool IsRbacKind(const api::KindInfo& kind) { return kind.group == "rbac.authorization.k8s.io"; }
+
+ServiceAccountAuthentication ServiceAccountsOf(const ApiServerOptions& options) {
+  if (!options.service_account_tokens || !options.policy) return {};
+  return {.tokens = options.service_account_tokens,
+          .account_uid =
+              [cache = options.policy](const std::string& ns, const std::string& name) {
+                return cache->ServiceAccountUid(ns, name);
+              },
+          .clock = Clock::Real()};
 }
 
 }  // namespace
 
 ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> resources)
     : options_(std::move(options)),
-      authenticator_(options_.token, options_.tokens),
+      authenticator_(options_.token, options_.tokens, ServiceAccountsOf(options_)),
+      authorizer_(options_.policy),
+      reviews_(authorizer_, Clock::Real()),
+      token_requests_(options_.service_account_tokens, options_.policy, Clock::Real()),
       resources_(std::move(resources)),
       openapi_(options_.served),
       admission_(options_.admission) {}
 
 HttpResponse ApiServer::Reject(const Status& status) { return ErrorResponse(status); }
 
-bool ApiServer::Authenticated(const HttpRequest& request) const {
-  if (options_.token.empty() && options_.tokens.users.empty()) return true;
-  // Until authorization decides what an anonymous request may do, it gets the public paths only.
-  return authenticator_.Authenticate(request).outcome == Authentication::Outcome::kAuthenticated;
+Authentication ApiServer::Authenticate(const HttpRequest& request) const {
+  if (options_.token.empty() && options_.tokens.users.empty()) {
+    return {Authentication::Outcome::kAnonymous, AnonymousUser()};
+  }
+  return authenticator_.Authenticate(request);
 }
 
 const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::string& version,
@@ -55,27 +75,83 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
 }
 
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
-  if (IsPublicPath(request.path)) {
-    if (request.path == "/version")
-      return responder->Reply(JsonResponse(VersionInfo(options_.version)));
-    return responder->Reply(TextResponse(200, "ok"));
-  }
-  if (!Authenticated(request)) {
+  Authentication authentication = Authenticate(request);
+  RequestInfo info = ParseRequestInfo(request);
+  if (authentication.outcome == Authentication::Outcome::kUnauthorized) {
+    // Recorded too, without a user: who tried with what.
+    if (options_.auditor) {
+      responder = Auditor::Watch(
+          options_.auditor->Begin(request, RequestAttributes(request, info, {}), {}, false),
+          std::move(responder));
+    }
     return responder->Reply(ErrorResponse(Status(Reason::kUnauthorized, "Unauthorized")));
   }
-  RequestInfo info = ParseRequestInfo(request);
+  auto user = Impersonate(request, authentication.user, authorizer_);
+  AuthorizationAttributes attributes =
+      RequestAttributes(request, info, user.ok() ? *user : authentication.user);
+  std::shared_ptr<AuditedRequest> audit;
+  if (options_.auditor) {
+    audit = options_.auditor->Begin(request, attributes, authentication.user, true);
+    responder = Auditor::Watch(audit, std::move(responder));
+  }
+  if (!user.ok()) return responder->Reply(ErrorResponse(user.status()));
   if (!info.is_resource_request) {
+    AuthorizationDecision decision = authorizer_.Authorize(attributes);
+    Auditor::Authorized(audit.get(), decision.allowed, decision.reason);
+    if (!decision.allowed) {
+      return responder->Reply(ErrorResponse(ForbiddenStatus(attributes, decision.reason)));
+    }
+    if (IsProbeOrVersionPath(request.path)) {
+      if (request.path == "/version")
+        return responder->Reply(JsonResponse(VersionInfo(options_.version)));
+      return responder->Reply(TextResponse(200, "ok"));
+    }
     if (!ServeNonResource(request, *responder)) responder->Reply(ErrorResponse(NoSuchResource()));
     return;
   }
-  const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
-  if (kind == nullptr) return responder->Reply(ErrorResponse(NoSuchResource()));
   RequestClass cls = Classify(info, request);
   auto shared_request = std::make_shared<HttpRequest>(std::move(request));
-  admission_.Run(cls, std::move(responder),
-                 [this, info, kind, shared_request](std::shared_ptr<Responder> admitted) {
-                   resources_->Handle(info, *kind, std::move(*shared_request), std::move(admitted));
-                 });
+  auto shared_attributes = std::make_shared<AuthorizationAttributes>(std::move(attributes));
+  admission_.Run(
+      cls, std::move(responder),
+      [this, info, shared_request, shared_attributes, audit](std::shared_ptr<Responder> admitted) {
+        AuthorizationDecision decision = authorizer_.Authorize(*shared_attributes);
+        Auditor::Authorized(audit.get(), decision.allowed, decision.reason);
+        if (!decision.allowed) {
+          return admitted->Reply(
+              ErrorResponse(ForbiddenStatus(*shared_attributes, decision.reason)));
+        }
+        const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
+        if (kind == nullptr) return admitted->Reply(ErrorResponse(NoSuchResource()));
+        if (kind == &api::ServiceAccountKind() && info.subresource == "token") {
+          return token_requests_.Handle(info, *shared_request, *admitted);
+        }
+        if (!kind->stored) {
+          return reviews_.Handle(info, *kind, *shared_request, shared_attributes->user, *admitted);
+        }
+        resources_->Handle(info, *kind, std::move(*shared_request), std::move(admitted),
+                           WriteAdmissionFor(*kind, shared_attributes));
+      });
+}
+
+WriteAdmission ApiServer::WriteAdmissionFor(
+    const api::KindInfo& kind, std::shared_ptr<const AuthorizationAttributes> attributes) const {
+  const bool rbac = IsRbacKind(kind);
+  // Only writes that may create without a create verb (PUT, apply) or write RBAC objects.
+  const bool may_create_otherwise = attributes->verb == "update" || attributes->verb == "patch";
+  if (!rbac && !may_create_otherwise) return {};
+  return [this, rbac, attributes](const api::KindInfo& written, const json& object,
+                                  bool creating) -> Status {
+    if (creating && attributes->verb != "create") {
+      // kube's withAuthorization: an update or apply that creates needs the right to create.
+      AuthorizationAttributes create = *attributes;
+      create.verb = "create";
+      AuthorizationDecision decision = authorizer_.Authorize(create);
+      if (!decision.allowed) return ForbiddenStatus(create, decision.reason);
+    }
+    if (!rbac) return Status::Ok();
+    return CheckNoEscalation(authorizer_, written, attributes->user, object);
+  };
 }
 
 bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responder) {

@@ -1,6 +1,8 @@
-// ApiServer: the Kubernetes API as an HttpHandler. Authenticates the request (authenticator.h),
-// serves health, version, discovery, OpenAPI and /metrics, and hands resource requests to
-// ResourceApi. Every error leaves as a Kubernetes Status object.
+// ApiServer: the Kubernetes API as an HttpHandler, in kube-apiserver's filter order:
+// authentication (authenticator.h; 401), impersonation (impersonation.h), admission (admission.h),
+// authorization (authorizer.h; 403 with kube's message), then health, version, discovery, OpenAPI
+// and /metrics, or ResourceApi for resource requests. Every error leaves as a Kubernetes Status
+// object.
 #pragma once
 
 #include <functional>
@@ -9,12 +11,16 @@
 #include <vector>
 
 #include "server/admission.h"
+#include "server/audit.h"
 #include "server/authenticator.h"
+#include "server/authorizer.h"
 #include "server/discovery.h"
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
 #include "server/openapi.h"
 #include "server/resource_api.h"
+#include "server/review_api.h"
+#include "server/token_request.h"
 
 namespace tenure::server {
 
@@ -28,6 +34,14 @@ struct ApiServerOptions {
   std::string server_address;  // "127.0.0.1:6443", for /api's serverAddressByClientCIDRs
   std::shared_ptr<const MetricsEndpoint> metrics;  // GET /metrics (authenticated); null: 404
   AdmissionOptions admission;
+  // The RBAC policy requests are authorized against (system:masters may do everything); null:
+  // every request is allowed.
+  std::shared_ptr<AuthCache> policy;
+  // Signs and checks ServiceAccount tokens (with `policy`, which knows the accounts); null: no
+  // TokenRequest, and JWTs are unknown tokens.
+  std::shared_ptr<const ServiceAccountTokens> service_account_tokens;
+  // Records requests to the audit log (audit.h); null: no audit log.
+  std::shared_ptr<Auditor> auditor;
 };
 
 class ApiServer final : public HttpHandler {
@@ -38,14 +52,22 @@ class ApiServer final : public HttpHandler {
   const Admission& admission() const { return admission_; }
 
  private:
-  // Whether the request comes from a user the server knows (always, without credentials set).
-  bool Authenticated(const HttpRequest& request) const;
+  // Who sent the request: the authenticated user, or anonymous without credentials (also when
+  // the server authenticates no one); kUnauthorized for credentials no one knows.
+  Authentication Authenticate(const HttpRequest& request) const;
   bool ServeNonResource(const HttpRequest& request, Responder& responder);
+  // What the request's writes must also pass: the right to create when an update or apply
+  // creates, and RBAC escalation prevention for the RBAC kinds; empty when nothing.
+  WriteAdmission WriteAdmissionFor(const api::KindInfo& kind,
+                                   std::shared_ptr<const AuthorizationAttributes> attributes) const;
   const api::KindInfo* ServedKind(const std::string& group, const std::string& version,
                                   const std::string& resource) const;
 
   ApiServerOptions options_;
   Authenticator authenticator_;
+  Authorizer authorizer_;
+  ReviewApi reviews_;
+  TokenRequestApi token_requests_;
   std::shared_ptr<ResourceApi> resources_;
   OpenApiV3Documents openapi_;
   Admission admission_;

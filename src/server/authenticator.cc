@@ -2,6 +2,7 @@
 #include "server/authenticator.h"
 
 #include "server/bearer_token.h"
+#include "server/certificates.h"
 
 namespace tenure::server {
 namespace {
@@ -17,17 +18,61 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-Authenticator::Authenticator(std::string admin_token, TokenFile tokens)
-    : admin_token_(std::move(admin_token)), tokens_(std::move(tokens)) {}
+Authenticator::Authenticator(std::string admin_token, TokenFile tokens,
+                             ServiceAccountAuthentication service_accounts)
+    : admin_token_(std::move(admin_token)),
+      tokens_(std::move(tokens)),
+      service_accounts_(std::move(service_accounts)) {}
+
+std::optional<UserInfo> Authenticator::ServiceAccountUser(std::string_view token) const {
+  const auto& sa = service_accounts_;
+  if (!sa.tokens || !ServiceAccountTokens::LooksLikeJwt(token)) return std::nullopt;
+  const int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(sa.clock->wall_now().time_since_epoch())
+          .count();
+  auto claims = sa.tokens->Verify(token, now);
+  if (!claims.ok()) return std::nullopt;
+  // A token outlives its account only until the account goes: deleted, or deleted and created
+  // again under the same name (a new uid), it is refused.
+  std::optional<std::string> uid = sa.account_uid(claims->namespace_, claims->name);
+  if (!uid || *uid != claims->uid) return std::nullopt;
+  UserInfo user{
+      .name = "system:serviceaccount:" + claims->namespace_ + ":" + claims->name,
+      .uid = *uid,
+      .groups = {"system:serviceaccounts", "system:serviceaccounts:" + claims->namespace_}};
+  if (!claims->id.empty()) {
+    user.extra["authentication.kubernetes.io/credential-id"] = {"JTI=" + claims->id};
+  }
+  return user;
+}
 
 Authentication Authenticator::Authenticate(const HttpRequest& request) const {
+  // kube's union: the client certificate first, then the bearer token; an error counts only when
+  // nothing succeeds.
+  bool certificate_refused = false;
+  if (const auto& certificate = request.client_certificate) {
+    if (!certificate->verified) {
+      certificate_refused = true;
+    } else if (!certificate->common_name.empty()) {
+      UserInfo user{.name = certificate->common_name, .groups = certificate->organizations};
+      user.extra["authentication.kubernetes.io/credential-id"] = {"X509SHA256=" +
+                                                                  certificate->sha256_hex};
+      AddAuthenticatedGroup(user);
+      return {Authentication::Outcome::kAuthenticated, std::move(user)};
+    }
+  }
   std::optional<std::string> token = BearerTokenOf(request.header("authorization"));
-  if (!token) return {Authentication::Outcome::kAnonymous, AnonymousUser()};
+  if (!token) {
+    if (certificate_refused) return {Authentication::Outcome::kUnauthorized, {}};
+    return {Authentication::Outcome::kAnonymous, AnonymousUser()};
+  }
   UserInfo user;
   if (!admin_token_.empty() && ConstantTimeEquals(*token, admin_token_)) {
     user = {.name = std::string(kAdminUser), .groups = {std::string(kSystemMasters)}};
   } else if (auto it = tokens_.users.find(*token); it != tokens_.users.end()) {
     user = it->second;
+  } else if (auto account = ServiceAccountUser(*token)) {
+    user = std::move(*account);
   } else {
     return {Authentication::Outcome::kUnauthorized, {}};
   }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/certificates.h"
+
 namespace tenure::server {
 namespace {
 
@@ -53,6 +55,41 @@ TEST_F(AuthenticatorTest, NoCredentialsIsAnonymousAndAnUnknownTokenUnauthorized)
               Authentication::Outcome::kUnauthorized)
         << header;
   }
+}
+
+HttpRequest WithCertificate(ClientCertificate certificate, std::string authorization = "") {
+  HttpRequest request = WithAuthorization(std::move(authorization));
+  request.client_certificate = std::make_shared<const ClientCertificate>(std::move(certificate));
+  return request;
+}
+
+TEST_F(AuthenticatorTest, AVerifiedCertificateNamesItsUserAndGroups) {
+  Authentication a = authenticator_.Authenticate(WithCertificate({.verified = true,
+                                                                  .common_name = "carol",
+                                                                  .organizations = {"g1", "g2"},
+                                                                  .sha256_hex = "ab"}));
+  ASSERT_EQ(a.outcome, Authentication::Outcome::kAuthenticated);
+  EXPECT_EQ(a.user.name, "carol");
+  EXPECT_EQ(a.user.groups, (std::vector<std::string>{"g1", "g2", "system:authenticated"}));
+  EXPECT_EQ(a.user.extra.at("authentication.kubernetes.io/credential-id"),
+            std::vector<std::string>{"X509SHA256=ab"});
+  // The certificate comes first: a token alongside does not change who it is.
+  a = authenticator_.Authenticate(
+      WithCertificate({.verified = true, .common_name = "carol"}, "Bearer alice-token"));
+  EXPECT_EQ(a.user.name, "carol");
+}
+
+TEST_F(AuthenticatorTest, ARefusedCertificateIsUnauthorizedUnlessATokenAuthenticates) {
+  ClientCertificate refused{
+      .verified = false, .error = "certificate has expired", .common_name = "mallory"};
+  EXPECT_EQ(authenticator_.Authenticate(WithCertificate(refused)).outcome,
+            Authentication::Outcome::kUnauthorized);
+  Authentication a = authenticator_.Authenticate(WithCertificate(refused, "Bearer alice-token"));
+  ASSERT_EQ(a.outcome, Authentication::Outcome::kAuthenticated);
+  EXPECT_EQ(a.user.name, "alice");
+  // No common name: the certificate says no one; the request is anonymous.
+  EXPECT_EQ(authenticator_.Authenticate(WithCertificate({.verified = true})).outcome,
+            Authentication::Outcome::kAnonymous);
 }
 
 }  // namespace

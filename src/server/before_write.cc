@@ -24,6 +24,12 @@ Status ClaimNamespace(const api::KindInfo& kind, const RequestInfo& info, json& 
   return Status::Ok();
 }
 
+Status Admit(const WriteContext& context, const api::KindInfo& kind, const json& object,
+             bool creating) {
+  if (context.admit == nullptr || !*context.admit) return Status::Ok();
+  return (*context.admit)(kind, object, creating);
+}
+
 }  // namespace
 
 Status BeforeCreate(const KindStrategy& strategy, const WriteContext& context, json& object) {
@@ -49,7 +55,11 @@ Status BeforeCreate(const KindStrategy& strategy, const WriteContext& context, j
   meta.erase("generation");
   strategy.Default(object);
   strategy.PrepareForCreate(object);
-  return WithDetails(strategy.Validate(object), kind, MetadataString(object, "name"));
+  if (Status s = WithDetails(strategy.Validate(object), kind, MetadataString(object, "name"));
+      !s.ok()) {
+    return s;
+  }
+  return Admit(context, kind, object, /*creating=*/true);
 }
 
 Status BeforeUpdate(const KindStrategy& strategy, const WriteContext& context,
@@ -71,7 +81,10 @@ Status BeforeUpdate(const KindStrategy& strategy, const WriteContext& context,
   meta.erase("generation");
   strategy.Default(object);
   strategy.PrepareForUpdate(object, old_object);
-  return WithDetails(strategy.ValidateUpdate(object, old_object), kind, name);
+  if (Status s = WithDetails(strategy.ValidateUpdate(object, old_object), kind, name); !s.ok()) {
+    return s;
+  }
+  return Admit(context, kind, object, /*creating=*/false);
 }
 
 Status CheckNameIsTheUrls(const RequestInfo& info, const json& object) {

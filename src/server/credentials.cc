@@ -1,18 +1,16 @@
-// EnsureCredentials, WriteKubeconfig: the data folder's CA, server cert, admin token, kubeconfig.
+// EnsureCredentials, WriteKubeconfig: the data folder's CA, server certificate, admin token,
+// service-account key and kubeconfig.
 #include "server/credentials.h"
 
-#include <openssl/bio.h>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <openssl/rand.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <sstream>
 
+#include "server/certificates.h"
 #include "store/private_files.h"
 
 namespace tenure::server {
@@ -21,125 +19,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using CertPtr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
+// What the server certificate is always valid for: the loopback names.
+const std::vector<std::string> kLoopbackNames = {"localhost", "127.0.0.1", "::1"};
 
-Status OpenSslError(const std::string& what) {
-  return Status::Internal("openssl: " + what + " failed");
-}
+}  // namespace
 
-Result<std::string> ReadFile(const std::string& path) {
+Result<std::string> ReadFileText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("cannot read " + path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-KeyPtr NewKey() {
-  // ECDSA P-256: fast handshakes, accepted by Go's TLS stack (kubectl).
-  return KeyPtr(EVP_EC_gen("P-256"));
-}
-
-std::string ToPem(EVP_PKEY* key) {
-  BioPtr bio(BIO_new(BIO_s_mem()));
-  PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
-}
-
-std::string ToPem(X509* cert) {
-  BioPtr bio(BIO_new(BIO_s_mem()));
-  PEM_write_bio_X509(bio.get(), cert);
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
-}
-
-bool AddExtension(X509* cert, X509* issuer, int nid, const char* value) {
-  X509V3_CTX ctx;
-  X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
-  if (ext == nullptr) return false;
-  bool ok = X509_add_ext(cert, ext, -1) == 1;
-  X509_EXTENSION_free(ext);
-  return ok;
-}
-
-// Signs a new certificate for `key`; self-signed when issuer is null.
-Result<CertPtr> MakeCert(EVP_PKEY* key, const std::string& common_name, X509* issuer,
-                         EVP_PKEY* issuer_key, bool is_ca, long valid_days) {
-  CertPtr cert(X509_new());
-  if (!cert) return OpenSslError("X509_new");
-  X509_set_version(cert.get(), 2);
-  unsigned char serial[16];
-  RAND_bytes(serial, sizeof serial);
-  serial[0] &= 0x7f;
-  BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
-  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
-  BN_free(bn);
-  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert.get()), valid_days * 24 * 3600);
-  X509_set_pubkey(cert.get(), key);
-  X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
-                             0);
-  X509* signer = issuer ? issuer : cert.get();
-  X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
-  bool ok = true;
-  if (is_ca) {
-    ok &= AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE");
-    ok &= AddExtension(cert.get(), signer, NID_key_usage,
-                       "critical,keyCertSign,cRLSign,digitalSignature");
-    ok &= AddExtension(cert.get(), signer, NID_subject_key_identifier, "hash");
-  } else {
-    ok &= AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE");
-    ok &= AddExtension(cert.get(), signer, NID_key_usage,
-                       "critical,digitalSignature,keyEncipherment");
-    ok &= AddExtension(cert.get(), signer, NID_ext_key_usage, "serverAuth");
-    ok &=
-        AddExtension(cert.get(), signer, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1");
-  }
-  if (!ok) return OpenSslError("adding certificate extensions");
-  if (X509_sign(cert.get(), issuer_key ? issuer_key : key, EVP_sha256()) == 0) {
-    return OpenSslError("X509_sign");
-  }
-  return cert;
-}
-
-Result<KeyPtr> LoadKey(const std::string& path) {
-  auto pem = ReadFile(path);
-  if (!pem.ok()) return pem.status();
-  BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
-  KeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
-  if (!key) return Status::Internal("cannot parse private key " + path);
-  return key;
-}
-
-Result<CertPtr> LoadCert(const std::string& path) {
-  auto pem = ReadFile(path);
-  if (!pem.ok()) return pem.status();
-  BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
-  CertPtr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  if (!cert) return Status::Internal("cannot parse certificate " + path);
-  return cert;
-}
-
-std::string Base64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
 }
 
 std::string NewToken() {
@@ -154,59 +44,113 @@ std::string NewToken() {
   return token;
 }
 
-Status EnsureCaAndServerCert(const Credentials& c, const std::string& ca_key_file) {
-  KeyPtr ca_key;
-  CertPtr ca_cert;
-  if (fs::exists(c.ca_cert_file) && fs::exists(ca_key_file)) {
-    auto key = LoadKey(ca_key_file);
-    if (!key.ok()) return key.status();
-    auto cert = LoadCert(c.ca_cert_file);
-    if (!cert.ok()) return cert.status();
-    ca_key = std::move(*key);
-    ca_cert = std::move(*cert);
-  } else {
-    ca_key = NewKey();
-    if (!ca_key) return OpenSslError("generating the CA key");
-    auto cert = MakeCert(ca_key.get(), "tenure-ca", nullptr, nullptr, true, 3650);
-    if (!cert.ok()) return cert.status();
-    ca_cert = std::move(*cert);
-    if (Status s = store::WritePrivateFileAtomically(ca_key_file, ToPem(ca_key.get())); !s.ok())
-      return s;
-    if (Status s = store::WritePrivateFileAtomically(c.ca_cert_file, ToPem(ca_cert.get()));
-        !s.ok()) {
-      return s;
-    }
-    fs::remove(c.server_cert_file);  // a new CA invalidates the old server certificate
+namespace {
+
+Status WriteIssued(const IssuedCertificate& issued, const std::string& cert_file,
+                   const std::string& key_file) {
+  if (Status s = store::WritePrivateFileAtomically(key_file, issued.key_pem); !s.ok()) return s;
+  return store::WritePrivateFileAtomically(cert_file, issued.cert_pem);
+}
+
+// The names the server certificate must cover: the loopback names and `extra`, once each.
+std::vector<std::string> ServerNames(const std::vector<std::string>& extra) {
+  std::vector<std::string> names = kLoopbackNames;
+  for (const std::string& n : extra) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
-  if (fs::exists(c.server_cert_file) && fs::exists(c.server_key_file)) return Status::Ok();
-  KeyPtr key = NewKey();
-  if (!key) return OpenSslError("generating the server key");
-  auto cert = MakeCert(key.get(), "tenure-server", ca_cert.get(), ca_key.get(), false, 825);
-  if (!cert.ok()) return cert.status();
-  if (Status s = store::WritePrivateFileAtomically(c.server_key_file, ToPem(key.get())); !s.ok())
-    return s;
-  return store::WritePrivateFileAtomically(c.server_cert_file, ToPem(cert->get()));
+  return names;
+}
+
+// The CA (created once), and a server certificate it signed for every name asked for: issued
+// again when the CA is new or the certificate lacks a name.
+Status EnsureCaAndServerCert(const Credentials& c, const std::string& ca_key_file,
+                             const std::vector<std::string>& alt_names) {
+  bool new_ca = false;
+  if (!fs::exists(c.ca_cert_file) || !fs::exists(ca_key_file)) {
+    auto ca = IssueCertificate(
+        {.use = CertificateSpec::Use::kCa, .common_name = "tenure-ca", .valid_days = 3650}, "", "");
+    if (!ca.ok()) return ca.status();
+    if (Status s = WriteIssued(*ca, c.ca_cert_file, ca_key_file); !s.ok()) return s;
+    new_ca = true;
+  }
+  const std::vector<std::string> names = ServerNames(alt_names);
+  if (!new_ca && fs::exists(c.server_cert_file) && fs::exists(c.server_key_file)) {
+    auto pem = ReadFileText(c.server_cert_file);
+    if (!pem.ok()) return pem.status();
+    auto have = AltNamesOf(*pem);
+    if (have.ok() && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+          return std::find(have->begin(), have->end(), n) != have->end();
+        })) {
+      return Status::Ok();
+    }
+  }
+  auto ca_cert = ReadFileText(c.ca_cert_file);
+  if (!ca_cert.ok()) return ca_cert.status();
+  auto ca_key = ReadFileText(ca_key_file);
+  if (!ca_key.ok()) return ca_key.status();
+  auto server = IssueCertificate({.use = CertificateSpec::Use::kServer,
+                                  .common_name = "tenure-server",
+                                  .alt_names = names,
+                                  .valid_days = 825},
+                                 *ca_cert, *ca_key);
+  if (!server.ok()) return server.status();
+  return WriteIssued(*server, c.server_cert_file, c.server_key_file);
+}
+
+// The key service-account tokens are signed with, kept across restarts (tokens stay valid).
+Status EnsureServiceAccountKey(const std::string& file) {
+  if (fs::exists(file)) return Status::Ok();
+  auto key = NewPrivateKeyPem();
+  if (!key.ok()) return key.status();
+  return store::WritePrivateFileAtomically(file, *key);
 }
 
 }  // namespace
 
-Result<Credentials> EnsureCredentials(const std::string& data_dir) {
+std::string Base64(const std::string& in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+Result<Credentials> EnsureCredentials(const std::string& data_dir, const TlsOptions& tls) {
   if (Status s = store::EnsurePrivateFolder(data_dir); !s.ok()) {
     return Status(s.reason(), "data folder: " + s.message());
   }
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return Status::BadRequest("a server certificate needs both its file and its key's");
+  }
   Credentials c;
   c.ca_cert_file = data_dir + "/ca.crt";
+  c.ca_key_file = data_dir + "/ca.key";
   c.server_cert_file = data_dir + "/server.crt";
   c.server_key_file = data_dir + "/server.key";
   c.token_file = data_dir + "/admin.token";
   c.kubeconfig_file = data_dir + "/kubeconfig";
+  c.service_account_key_file = data_dir + "/sa.key";
   // Files an older run left with looser modes are narrowed before they are read.
-  for (const std::string& file : {data_dir + "/ca.key", c.ca_cert_file, c.server_cert_file,
-                                  c.server_key_file, c.token_file, c.kubeconfig_file}) {
+  for (const std::string& file :
+       {c.ca_key_file, c.ca_cert_file, c.server_cert_file, c.server_key_file, c.token_file,
+        c.kubeconfig_file, c.service_account_key_file}) {
     if (Status s = store::EnsurePrivateFile(file, /*create=*/false); !s.ok()) return s;
   }
-  if (Status s = EnsureCaAndServerCert(c, data_dir + "/ca.key"); !s.ok()) return s;
-  auto token = ReadFile(c.token_file);
+  if (Status s = EnsureCaAndServerCert(c, c.ca_key_file, tls.alt_names); !s.ok()) return s;
+  if (!tls.cert_file.empty()) {
+    // The user's own certificate is served instead, as given; clients trust its chain.
+    for (const std::string& file : {tls.cert_file, tls.key_file}) {
+      if (!fs::exists(file)) return Status::NotFound("cannot read " + file);
+    }
+    c.server_cert_file = tls.cert_file;
+    c.server_key_file = tls.key_file;
+    c.server_trust_file = tls.cert_file;
+  } else {
+    c.server_trust_file = c.ca_cert_file;
+  }
+  if (Status s = EnsureServiceAccountKey(c.service_account_key_file); !s.ok()) return s;
+  auto token = ReadFileText(c.token_file);
   if (token.ok() && !token->empty()) {
     c.token = *token;
     while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) {
@@ -221,8 +165,15 @@ Result<Credentials> EnsureCredentials(const std::string& data_dir) {
 }
 
 Status WriteKubeconfig(const Credentials& c, const std::string& server_url) {
-  auto ca = ReadFile(c.ca_cert_file);
-  if (!ca.ok()) return ca.status();
+  return WriteKubeconfigFor(c, server_url, "admin", "    token: " + c.token + "\n",
+                            c.kubeconfig_file);
+}
+
+Status WriteKubeconfigFor(const Credentials& c, const std::string& server_url,
+                          const std::string& user, const std::string& user_fields,
+                          const std::string& file) {
+  auto trust = ReadFileText(c.server_trust_file.empty() ? c.ca_cert_file : c.server_trust_file);
+  if (!trust.ok()) return trust.status();
   std::string config =
       "apiVersion: v1\n"
       "kind: Config\n"
@@ -233,22 +184,24 @@ Status WriteKubeconfig(const Credentials& c, const std::string& server_url) {
       server_url +
       "\n"
       "    certificate-authority-data: " +
-      Base64(*ca) +
+      Base64(*trust) +
       "\n"
       "users:\n"
-      "- name: admin\n"
-      "  user:\n"
-      "    token: " +
-      c.token +
+      "- name: " +
+      user +
       "\n"
+      "  user:\n" +
+      user_fields +
       "contexts:\n"
       "- name: tenure\n"
       "  context:\n"
       "    cluster: tenure\n"
-      "    user: admin\n"
+      "    user: " +
+      user +
+      "\n"
       "    namespace: default\n"
       "current-context: tenure\n";
-  return store::WritePrivateFileAtomically(c.kubeconfig_file, config);
+  return store::WritePrivateFileAtomically(file, config);
 }
 
 }  // namespace tenure::server

@@ -23,7 +23,8 @@ class CredentialsTest : public store::testing::UmaskTest {
       EXPECT_EQ(ModeOf(entry.path()), 0600u) << entry.path();
       ++files;
     }
-    EXPECT_EQ(files, 6);  // ca.key, ca.crt, server.key, server.crt, admin.token, kubeconfig
+    // ca.key, ca.crt, server.key, server.crt, admin.token, kubeconfig, sa.key
+    EXPECT_EQ(files, 7);
   }
 };
 

@@ -43,9 +43,7 @@ Status ForbiddenStatus(const AuthorizationAttributes& a, std::string_view reason
   std::string message = prefix + ": " + EscapeHtml(inner);
   if (!reason.empty()) message += ": " + std::string(reason);
   Status status(Reason::kForbidden, std::move(message));
-  if (a.resource_request) {
-    status.set_details({.name = a.name, .group = a.api_group, .kind = a.resource});
-  }
+  status.set_details({.name = a.name, .group = a.api_group, .kind = a.resource});
   return status;
 }
 

@@ -14,6 +14,22 @@ namespace tenure::server {
 
 namespace http = boost::beast::http;
 
+std::vector<std::string> HeaderValues(const std::string& value) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    size_t first = value.find_first_not_of(" \t", start);
+    if (first != std::string::npos && first < comma) {
+      size_t last = value.find_last_not_of(" \t", comma - 1);
+      out.push_back(value.substr(first, last - first + 1));
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::string HttpRequest::header(const std::string& lower_name) const {
   for (const auto& [name, value] : headers) {
     if (name == lower_name) return value;

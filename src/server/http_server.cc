@@ -21,9 +21,11 @@
 #include <thread>
 
 #include "api/status_object.h"
+#include "server/certificates.h"
 #include "server/connection_limits.h"
 #include "server/http_request_beast.h"
 #include "server/stack_thread.h"
+#include "server/tls_context.h"
 
 namespace tenure::server {
 
@@ -330,6 +332,7 @@ struct Connection {
   explicit Connection(Mailbox::Executor s) : strand(std::move(s)) {}
 
   const Mailbox::Executor strand;
+  std::string remote_address;  // the peer's IP, for every request of the connection
   tcp::socket* socket = nullptr;
   std::weak_ptr<Mailbox> waiting;
   std::atomic<int64_t> deadline_ns{0};
@@ -359,12 +362,14 @@ template <typename Stream>
 class Session {
  public:
   Session(Stream& stream, HttpServerImpl& server, Mailbox::Executor strand, bool tls,
-          std::shared_ptr<Connection> connection)
+          std::shared_ptr<Connection> connection,
+          std::shared_ptr<const ClientCertificate> client_certificate = nullptr)
       : stream_(stream),
         server_(server),
         strand_(strand),
         tls_(tls),
-        connection_(std::move(connection)) {}
+        connection_(std::move(connection)),
+        client_certificate_(std::move(client_certificate)) {}
   awaitable<void> Run();
 
  private:
@@ -399,6 +404,7 @@ class Session {
   Mailbox::Executor strand_;
   bool tls_;
   std::shared_ptr<Connection> connection_;
+  std::shared_ptr<const ClientCertificate> client_certificate_;
 };
 
 class HttpServerImpl final : public HttpServer {
@@ -407,7 +413,7 @@ class HttpServerImpl final : public HttpServer {
       : options_(options),
         handler_(std::move(handler)),
         io_(std::make_shared<net::io_context>()),
-        ssl_(net::ssl::context::tls_server),
+        tls_context_(options.cert_file, options.key_file, options.client_ca_files),
         accept_strand_(net::make_strand(io_->get_executor())),
         acceptor_(accept_strand_),
         sweep_strand_(net::make_strand(io_->get_executor())),
@@ -425,14 +431,7 @@ class HttpServerImpl final : public HttpServer {
     }
     limits_ = ConnectionLimits::Make(max_total, options_.max_connections_per_client);
     if (options_.tls) {
-      ssl_.set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
-                       net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
-                       net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
-      beast::error_code ec;
-      ssl_.use_certificate_chain_file(options_.cert_file, ec);
-      if (ec) return Status::Internal("loading " + options_.cert_file + ": " + ec.message());
-      ssl_.use_private_key_file(options_.key_file, net::ssl::context::pem, ec);
-      if (ec) return Status::Internal("loading " + options_.key_file + ": " + ec.message());
+      if (Status s = tls_context_.Load(); !s.ok()) return s;
     }
     beast::error_code ec;
     auto address = net::ip::make_address(options_.address, ec);
@@ -557,6 +556,8 @@ class HttpServerImpl final : public HttpServer {
       sweep_timer_.expires_after(std::chrono::seconds(1));
       beast::error_code ec;
       co_await sweep_timer_.async_wait(net::redirect_error(use_awaitable, ec));
+      // A renewed certificate is served from the next connection on.
+      if (options_.tls) tls_context_.ReloadIfChanged();
       int64_t now = SteadyNowNs();
       std::lock_guard lock(connections_mu_);
       for (const auto& weak : connections_) {
@@ -583,8 +584,15 @@ class HttpServerImpl final : public HttpServer {
   awaitable<void> Serve(tcp::socket socket, Mailbox::Executor strand, std::shared_ptr<void> place) {
     std::shared_ptr<void> held = std::move(place);  // until this coroutine ends
     auto connection = std::make_shared<Connection>(strand);
+    {
+      beast::error_code ec;
+      auto peer = socket.remote_endpoint(ec);
+      if (!ec) connection->remote_address = peer.address().to_string();
+    }
     if (options_.tls) {
-      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), ssl_);
+      // The context is kept as long as the connection: a reload does not pull it away.
+      std::shared_ptr<net::ssl::context> context = tls_context_.Current();
+      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *context);
       connection->socket = &beast::get_lowest_layer(stream).socket();
       SocketGone gone{connection.get()};
       Register(connection);
@@ -595,7 +603,11 @@ class HttpServerImpl final : public HttpServer {
                                       net::redirect_error(use_awaitable, ec));
       if (ec) co_return;
       beast::get_lowest_layer(stream).expires_never();  // from here Connection::Arm bounds I/O
-      Session<decltype(stream)> session(stream, *this, strand, true, connection);
+      bool presented = false;
+      ClientCertificate peer = PeerCertificateOf(stream.native_handle(), presented);
+      Session<decltype(stream)> session(
+          stream, *this, strand, true, connection,
+          presented ? std::make_shared<const ClientCertificate>(std::move(peer)) : nullptr);
       co_await session.Run();
       if (stopping()) co_return;
       beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
@@ -616,7 +628,7 @@ class HttpServerImpl final : public HttpServer {
   HttpServerOptions options_;
   std::shared_ptr<HttpHandler> handler_;
   std::shared_ptr<net::io_context> io_;
-  net::ssl::context ssl_;
+  TlsContextSource tls_context_;
   Mailbox::Executor accept_strand_;
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
@@ -704,6 +716,8 @@ awaitable<void> Session<Stream>::Run() {
     connection_->waiting = box;
     try {
       HttpRequest request = ToRequest(parser.release(), tls_);
+      request.client_certificate = client_certificate_;
+      request.remote_address = connection_->remote_address;
       request.received = head_received;
       server_.handler().Handle(std::move(request), box);
     } catch (const std::exception& e) {

@@ -22,6 +22,8 @@
 
 namespace tenure::server {
 
+struct ClientCertificate;  // certificates.h
+
 struct HttpRequest {
   std::string method;  // "GET"
   std::string target;  // "/api/v1/namespaces/default/configmaps?limit=500"
@@ -32,6 +34,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool tls = false;
+  std::string remote_address;  // the peer's IP address ("127.0.0.1"), "" outside the server
+  // The certificate the TLS client presented (null: none), as the handshake verified it.
+  std::shared_ptr<const ClientCertificate> client_certificate;
   // When the request's head had arrived (steady clock; unset outside the HTTP server): a
   // client's timeout counts from then, also while the request waits for a pool thread.
   std::chrono::steady_clock::time_point received{};
@@ -41,6 +46,10 @@ struct HttpRequest {
   std::string param(const std::string& name) const;
   bool has_param(const std::string& name) const;
 };
+
+// The values of a list header ("a, b,c"): split at commas, trimmed, empty ones dropped (repeated
+// fields arrive joined with commas).
+std::vector<std::string> HeaderValues(const std::string& value);
 
 struct HttpResponse {
   int status = 200;
@@ -103,6 +112,9 @@ struct HttpServerOptions {
   bool tls = true;
   std::string cert_file;  // PEM certificate chain (tls)
   std::string key_file;   // PEM private key (tls)
+  // CA bundles client certificates are verified against (tls; none: no client certificate is
+  // asked for). The certificate, key and these files are read again when they change.
+  std::vector<std::string> client_ca_files;
   size_t max_body_bytes = 3 * 1024 * 1024;
   int threads = 0;                         // 0: one per core
   std::chrono::seconds idle_timeout{300};  // a kept-alive connection waiting for its next request

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "server/namespace_strategy.h"
+#include "server/rbac_strategy.h"
 
 namespace tenure::server {
 namespace {
@@ -21,6 +22,8 @@ struct OwnStrategy {
 };
 const OwnStrategy kOwnStrategies[] = {
     {"", "namespaces", &MakeNamespaceStrategy},
+    {"rbac.authorization.k8s.io", "rolebindings", &MakeRbacBindingStrategy},
+    {"rbac.authorization.k8s.io", "clusterrolebindings", &MakeRbacBindingStrategy},
 };
 
 std::map<const api::KindInfo*, std::unique_ptr<KindStrategy>> BuildStrategies() {

@@ -8,8 +8,6 @@
 #include "api/time.h"
 
 namespace tenure::server {
-namespace {
-
 std::string NewUid() {
   thread_local std::mt19937_64 rng(std::random_device{}());
   uint64_t a = rng(), b = rng();
@@ -22,8 +20,6 @@ std::string NewUid() {
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return out;
 }
-
-}  // namespace
 
 std::string MetadataString(const nlohmann::json& object, const char* field) {
   auto s = object.find("metadata");

@@ -13,6 +13,9 @@ namespace tenure::server {
 std::string MetadataString(const nlohmann::json& object, const char* field);
 
 // Sets a new object's metadata.uid (a random UUID) and metadata.creationTimestamp (now).
+// A random (version 4) UUID: an object's uid.
+std::string NewUid();
+
 void FillSystemFields(nlohmann::json& object, const Clock& clock);
 
 // metadata.generateName followed by five random characters, as kube's names.SimpleNameGenerator.

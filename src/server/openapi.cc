@@ -37,7 +37,7 @@ json Schemas(const std::vector<const api::KindDescription*>& kinds, std::string_
       &api::WatchEventObject(), &api::ApiResourceListObject()};
   for (const api::KindDescription* kind : kinds) {
     roots.push_back(kind->object);
-    roots.push_back(&kind->list);
+    if (kind->stored) roots.push_back(&kind->list);
   }
   json schemas = OpenApiSchemas(roots, group, version);
   auto gvks = [&](const api::ObjectDescription& object) -> json& {
@@ -45,7 +45,7 @@ json Schemas(const std::vector<const api::KindDescription*>& kinds, std::string_
   };
   for (const api::KindDescription* kind : kinds) {
     gvks(*kind->object) = json::array({OpenApiGvk(group, version, kind->kind)});
-    gvks(kind->list) = json::array({OpenApiGvk(group, version, kind->list_kind)});
+    if (kind->stored) gvks(kind->list) = json::array({OpenApiGvk(group, version, kind->list_kind)});
   }
   gvks(api::StatusObject()) = json::array({OpenApiGvk("", "v1", "Status")});
   gvks(api::ApiResourceListObject()) = json::array({OpenApiGvk("", "v1", "APIResourceList")});

@@ -191,7 +191,7 @@ std::string Tag(std::string_view group, std::string_view version) {
 void AddPaths(json& paths, const api::KindDescription& kind, std::string_view version) {
   const std::string_view group = kind.group;
   const std::string object = OpenApiSchemaName(*kind.object, group, version);
-  const std::string list = OpenApiSchemaName(kind.list, group, version);
+  const std::string list = kind.stored ? OpenApiSchemaName(kind.list, group, version) : "";
   const std::string status = OpenApiSchemaName(api::StatusObject(), group, version);
   const std::string patch = OpenApiSchemaName(api::PatchObject(), group, version);
   const std::string delete_options = OpenApiSchemaName(api::DeleteOptionsObject(), group, version);
@@ -220,15 +220,19 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
   // Collection.
   json collection = {{"parameters", kind.namespaced ? json::array({namespace_param, Pretty()})
                                                     : json::array({Pretty()})}};
-  json list_op = op("list", "list or watch objects of kind " + k, "list" + og + scope + k);
-  list_op["parameters"] = ListParams();
-  list_op["responses"] = Responses({{"200", &list}}, true);
-  collection["get"] = list_op;
   json create = op("post", "create " + Article(k) + k, "create" + og + scope + k);
   create["parameters"] = json::array({DryRun(), FieldManager(false), FieldValidation()});
   create["requestBody"] = body({{"*/*", {{"schema", OpenApiRef(object)}}}});
   create["responses"] = Responses({{"200", &object}, {"201", &object}, {"202", &object}});
   collection["post"] = create;
+  if (!kind.stored) {  // a review: create only
+    paths[api::CollectionPathTemplate(kind, version)] = collection;
+    return;
+  }
+  json list_op = op("list", "list or watch objects of kind " + k, "list" + og + scope + k);
+  list_op["parameters"] = ListParams();
+  list_op["responses"] = Responses({{"200", &list}}, true);
+  collection["get"] = list_op;
   if (Serves(kind, Verb::kDeleteCollection)) {
     json delete_collection = op("deletecollection", "delete collection of " + k,
                                 "delete" + og + "Collection" + scope + k);

@@ -118,6 +118,7 @@ std::optional<uint32_t> WireTypeOf(api::FieldType type) {
     case FieldType::kBytesMap:
     case FieldType::kStringList:
     case FieldType::kObject:
+    case FieldType::kObjectList:
       return kLengthDelimited;
     default:
       return std::nullopt;
@@ -165,6 +166,12 @@ bool ReadField(Reader& r, const api::FieldDescription& field, json& message) {
       if (!object->empty()) message[name] = std::move(*object);
       break;
     }
+    case FieldType::kObjectList: {  // repeated messages: one element per occurrence
+      auto object = DecodeProtobufMessage(*field.object, r.Bytes());
+      if (!object.ok()) return false;
+      message[name].push_back(std::move(*object));
+      break;
+    }
     default:
       break;  // WireTypeOf lets no other type through
   }
@@ -195,7 +202,9 @@ std::string KindsTakingProtobuf() {
 
 // The served kind `api_version` and `kind` name, when it takes protobuf.
 const api::KindInfo* ProtobufKind(std::string_view api_version, std::string_view kind) {
-  for (const api::KindInfo* info : api::AllKinds()) {
+  std::vector<const api::KindInfo*> kinds = api::AllKinds();
+  kinds.insert(kinds.end(), api::SubresourceKinds().begin(), api::SubresourceKinds().end());
+  for (const api::KindInfo* info : kinds) {
     if (info->kind != kind || !TakesProtobuf(*info)) continue;
     for (std::string_view version : info->versions) {
       if (info->api_version(version) == api_version) return info;

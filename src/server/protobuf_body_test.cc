@@ -205,6 +205,7 @@ const api::ObjectDescription& EveryTypeMessage() {
           field::Object("object", Emit::kAlways, NestedMessage(), "").Proto(8),
           field::Object("emptyObject", Emit::kAlways, NestedMessage(), "").Proto(9),
           field::Time("time", Emit::kOmitEmpty, "").Proto(10),  // a type protobuf is not read into
+          field::ObjectList("objectList", Emit::kOmitEmpty, NestedMessage(), "").Proto(11),
           field::String("unnumbered", Emit::kOmitEmpty, ""),
       }};
   return d;
@@ -215,7 +216,8 @@ TEST(ProtobufMessageTest, EveryFieldTypeThroughTheDescription) {
       Bytes(1, "text") + VarintField(2, 1) + VarintField(3, static_cast<uint64_t>(int64_t{-7})) +
       VarintField(4, uint64_t{1} << 40) + MapEntry(5, "k", "v") + MapEntry(6, "b", "\x01\x02") +
       Bytes(7, "a") + Bytes(7, "") + Bytes(8, Bytes(1, "inner")) + Bytes(9, Bytes(2, "unknown")) +
-      Bytes(10, VarintField(1, 5)) + Bytes(0x7ff, "far");
+      Bytes(10, VarintField(1, 5)) + Bytes(11, Bytes(1, "first")) + Bytes(11, "") +
+      Bytes(0x7ff, "far");
   auto decoded = DecodeProtobufMessage(EveryTypeMessage(), message);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, json({{"string", "text"},
@@ -225,7 +227,25 @@ TEST(ProtobufMessageTest, EveryFieldTypeThroughTheDescription) {
                             {"stringMap", {{"k", "v"}}},
                             {"bytesMap", {{"b", "AQI="}}},
                             {"stringList", {"a", ""}},
-                            {"object", {{"s", "inner"}}}}));
+                            {"object", {{"s", "inner"}}},
+                            {"objectList", {{{"s", "first"}}, json::object()}}}));
+}
+
+// What `kubectl create rolebinding b --role=r --user=u --group=g` sends: repeated subjects.
+TEST(ProtobufBodyTest, RoleBindingSubjectsAreRepeatedMessages) {
+  const std::string rbac = "rbac.authorization.k8s.io";
+  std::string raw = Bytes(1, Bytes(1, "b")) +
+                    Bytes(2, Bytes(1, "User") + Bytes(2, rbac) + Bytes(3, "u")) +
+                    Bytes(2, Bytes(1, "Group") + Bytes(2, rbac) + Bytes(3, "g")) +
+                    Bytes(3, Bytes(1, rbac) + Bytes(2, "Role") + Bytes(3, "r"));
+  EXPECT_EQ(Decoded(Envelope(rbac + "/v1", "RoleBinding", raw)),
+            json({{"apiVersion", rbac + "/v1"},
+                  {"kind", "RoleBinding"},
+                  {"metadata", {{"name", "b"}}},
+                  {"subjects",
+                   {{{"kind", "User"}, {"apiGroup", rbac}, {"name", "u"}},
+                    {{"kind", "Group"}, {"apiGroup", rbac}, {"name", "g"}}}},
+                  {"roleRef", {{"apiGroup", rbac}, {"kind", "Role"}, {"name", "r"}}}}));
 }
 
 TEST(ProtobufMessageTest, AnEmptyMessageIsAnEmptyObject) {

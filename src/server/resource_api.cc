@@ -54,9 +54,10 @@ struct ResourceApi::Call {
   std::shared_ptr<Responder> responder;
   ResponseFormat format;
   bool dry_run = false;
+  WriteAdmission admit;
 
   WriteContext write_context(store::Store& store, const Clock& clock) const {
-    return {info, store, deadline, clock};
+    return {info, store, deadline, clock, &admit};
   }
   void Fail(const Status& status) { responder->Reply(ErrorResponse(status)); }
   // Fail for an update attempt: the attempt ends the request.
@@ -91,8 +92,9 @@ ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Cl
     : store_(std::move(store)), clock_(std::move(clock)) {}
 
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
-                         std::shared_ptr<Responder> responder) {
+                         std::shared_ptr<Responder> responder, WriteAdmission admit) {
   auto call = std::make_shared<Call>();
+  call->admit = std::move(admit);
   call->received = clock_->now();
   call->info = info;
   call->kind = &kind;
@@ -467,20 +469,43 @@ void ResourceApi::DeleteCollection(std::shared_ptr<Call> call) {
 }
 
 Status ResourceApi::EnsureExists(const api::KindInfo& kind, const std::string& object_json) {
+  return Reconcile(kind, object_json, nullptr);
+}
+
+Status ResourceApi::Reconcile(const api::KindInfo& kind, const std::string& object_json,
+                              const Reconciler& reconcile) {
   auto body = ParseBody(object_json);
   if (!body.ok()) return body.status();
   auto object = api::Canonicalize(kind, *body, {});
   if (!object.ok()) return object.status();
   std::string key =
       StorageKey(kind, MetadataString(*object, "namespace"), MetadataString(*object, "name"));
-  if (store_->Get(key).ok()) return Status::Ok();
   const KindStrategy& strategy = StrategyFor(kind);
-  FillSystemFields(*object, *clock_);
-  strategy.Default(*object);
-  strategy.PrepareForCreate(*object);
-  auto r = store_->WriteSync({store::WriteOp::Kind::kCreate, key, object->dump(), 0});
-  if (!r.ok() && !r.status().IsAlreadyExists()) return r.status();
-  return Status::Ok();
+  // A write that races another (a client's) is tried again on what that one left.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto stored = store_->Get(key);
+    if (stored.ok()) {
+      if (!reconcile) return Status::Ok();
+      json current = json::parse(stored->value, nullptr, false);
+      if (current.is_discarded()) return Status::Internal("stored object " + key + " is corrupt");
+      if (!reconcile(current, *object)) return Status::Ok();
+      strategy.Default(current);
+      auto r = store_->WriteSync(
+          {store::WriteOp::Kind::kUpdate, key, current.dump(), stored->mod_revision});
+      if (r.ok()) return Status::Ok();
+      if (!r.status().IsConflict() && !r.status().IsNotFound()) return r.status();
+      continue;
+    }
+    if (!stored.status().IsNotFound()) return stored.status();
+    json created = *object;
+    FillSystemFields(created, *clock_);
+    strategy.Default(created);
+    strategy.PrepareForCreate(created);
+    auto r = store_->WriteSync({store::WriteOp::Kind::kCreate, key, created.dump(), 0});
+    if (r.ok()) return Status::Ok();
+    if (!r.status().IsAlreadyExists()) return r.status();
+  }
+  return Status::Conflict("could not reconcile " + key + ": it keeps changing");
 }
 
 }  // namespace tenure::server

@@ -7,11 +7,13 @@
 // Objects are stored as storage_key.h says.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "api/kinds.h"
+#include "server/before_write.h"
 #include "server/guaranteed_update.h"
 #include "server/http_server.h"
 #include "server/patch.h"
@@ -25,12 +27,21 @@ class ResourceApi {
  public:
   ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock);
 
-  // `kind` is the kind info.resource names; `info.version` is one it serves.
+  // `kind` is the kind info.resource names; `info.version` is one it serves. Every object the
+  // request writes must also pass `admit` (none when empty).
   void Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
-              std::shared_ptr<Responder> responder);
+              std::shared_ptr<Responder> responder, WriteAdmission admit = {});
 
   // Creates the object if it does not exist (used at startup for the built-in namespaces).
   Status EnsureExists(const api::KindInfo& kind, const std::string& object_json);
+  // Brings the stored object up to date with `desired` (canonical): changes the stored object
+  // (canonical, without resourceVersion) and returns whether it changed anything.
+  using Reconciler = std::function<bool(nlohmann::json& stored, const nlohmann::json& desired)>;
+  // Creates the object when it does not exist; otherwise lets `reconcile` (null: nothing) update
+  // it, and stores the result with compare-and-swap (kube's reconciliation of its bootstrap
+  // policy at startup).
+  Status Reconcile(const api::KindInfo& kind, const std::string& object_json,
+                   const Reconciler& reconcile);
 
  private:
   struct Call;

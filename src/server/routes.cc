@@ -61,6 +61,9 @@ Status CheckRoute(const api::KindInfo& kind, const RequestInfo& info, std::strin
   // under their namespace: kube-apiserver has no route there at all.
   if (!info.subresource.empty()) return NoSuchResource();
   if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) return NoSuchResource();
+  // Nor does a cluster-scoped kind live under a namespace (.../namespaces/foo/clusterroles):
+  // such a path must not reach the cluster's objects with a namespace's rights.
+  if (!kind.namespaced && !info.namespace_.empty()) return NoSuchResource();
 
   PathShape shape = ShapeOf(kind, info);
   std::span<const Verb> routed = RoutedVerbs(shape);

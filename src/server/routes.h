@@ -2,9 +2,9 @@
 // from the verbs the kind declares (api::KindInfo::verbs, what discovery and OpenAPI list), so a
 // verb a kind does not declare is refused before any handler runs, exactly as kube-apiserver
 // refuses it:
-// - a path with no route at all (a subresource, a namespaced object without its namespace, the
-//   /watch/ paths of a kind without watch): 404 NotFound 'the server could not find the
-//   requested resource';
+// - a path with no route at all (a subresource, a namespaced object without its namespace, a
+//   cluster-scoped kind under a namespace, the /watch/ paths of a kind without watch): 404
+//   NotFound 'the server could not find the requested resource';
 // - a path with routes, none for the method (DELETE of the namespaces collection: Namespace has
 //   no deletecollection; POST on an object; DELETE of a namespaced kind across all namespaces):
 //   405 MethodNotAllowed 'the server does not allow this method on the requested resource';

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "server/api_server.h"
+#include "server/bootstrap_policy.h"
 #include "server/connection_limits.h"
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
@@ -80,7 +81,7 @@ class ServerImpl final : public Server {
   ~ServerImpl() override { Stop(); }
 
   Status Init(const ServerOptions& options) {
-    auto credentials = EnsureCredentials(options.data_dir);
+    auto credentials = EnsureCredentials(options.data_dir, options.certificate);
     if (!credentials.ok()) return credentials.status();
     credentials_ = std::move(*credentials);
     auto store = OpenStore(options);
@@ -94,6 +95,9 @@ class ServerImpl final : public Server {
                    "\"}}");
       if (!s.ok()) return s;
     }
+    if (Status s = EnsureBootstrapPolicy(*resources); !s.ok()) return s;
+    auto policy = AuthCache::Start(store_);
+    if (!policy.ok()) return policy.status();
     // Before anything opens files: a server holds one descriptor per connection.
     RaiseOpenFileLimit();
     HttpServerOptions http;
@@ -102,6 +106,9 @@ class ServerImpl final : public Server {
     http.tls = options.tls;
     http.cert_file = credentials_.server_cert_file;
     http.key_file = credentials_.server_key_file;
+    http.client_ca_files = {credentials_.ca_cert_file};
+    http.client_ca_files.insert(http.client_ca_files.end(), options.client_ca_files.begin(),
+                                options.client_ca_files.end());
     http.threads = options.threads;
     http.max_stream_buffer_bytes = options.max_watch_buffer_bytes;
     http.request_timeout = options.request_timeout;
@@ -113,11 +120,25 @@ class ServerImpl final : public Server {
     ApiServerOptions api_options;
     api_options.token = credentials_.token;
     api_options.tokens = options.tokens;
+    coordination_token_ = NewToken();
+    api_options.tokens.users[coordination_token_] = {.name =
+                                                         std::string(kCoordinationControllerUser)};
     api_options.served = ServedVersions(options);
     api_options.server_address = ServerAddress(options);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
     api_options.metrics = metrics_;
     api_options.admission = options.admission;
+    api_options.policy = *policy;
+    auto tokens = ServiceAccountTokens::Open(credentials_.service_account_key_file,
+                                             std::string(ServiceAccountTokens::kDefaultIssuer));
+    if (!tokens.ok()) return tokens.status();
+    api_options.service_account_tokens = *tokens;
+    if (options.audit_log) {
+      auto log = AuditLogFile::Open(*options.audit_log);
+      if (!log.ok()) return log.status();
+      api_options.auditor = std::make_shared<Auditor>(
+          options.audit_policy.value_or(MetadataForEverything()), std::move(*log), Clock::Real());
+    }
     // Such reads also leave the HTTP threads to leader election (admission.h).
     if (api_options.admission.blocking_threads == 0 && store_->ReadsBlock()) {
       api_options.admission.blocking_threads = static_cast<size_t>(std::max(16, http.threads));
@@ -140,6 +161,7 @@ class ServerImpl final : public Server {
   uint16_t port() const override { return http_ ? http_->port() : 0; }
   std::string url() const override { return url_; }
   const Credentials& credentials() const override { return credentials_; }
+  const std::string& coordination_token() const override { return coordination_token_; }
   void AddMetrics(std::function<std::string()> render) override {
     if (metrics_) metrics_->Add(std::move(render));
   }
@@ -155,6 +177,7 @@ class ServerImpl final : public Server {
 
  private:
   Credentials credentials_;
+  std::string coordination_token_;
   std::shared_ptr<store::Store> store_;
   std::unique_ptr<HttpServer> http_;
   std::shared_ptr<MetricsEndpoint> metrics_;

@@ -7,10 +7,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "server/admission.h"
+#include "server/audit_log.h"
+#include "server/audit_policy.h"
 #include "server/credentials.h"
 #include "server/discovery.h"
 #include "server/token_file.h"
@@ -42,6 +45,15 @@ struct ServerOptions {
   std::map<std::string, bool> runtime_config;  // "coordination.k8s.io/v1beta1" -> enabled
   // Users of a static token file (--token-auth-file), besides the data folder's admin token.
   TokenFile tokens;
+  // The server certificate's extra names, or the user's own certificate (credentials.h).
+  TlsOptions certificate;
+  // CA bundles whose client certificates authenticate users (kube's --client-ca-file), besides
+  // the data folder's CA, which always does (`tenure issue-user` signs with it).
+  std::vector<std::string> client_ca_files;
+  // The audit log (kube's --audit-log-*): none when unset; the policy says what it records
+  // (unset: every request at Metadata).
+  std::optional<AuditLogOptions> audit_log;
+  std::optional<AuditPolicy> audit_policy;
 };
 
 // Parses "--feature-gates" ("CoordinatedLeaderElection=true,...") and "--runtime-config"
@@ -63,6 +75,10 @@ class Server {
   virtual uint16_t port() const = 0;
   virtual std::string url() const = 0;  // "https://127.0.0.1:6443"
   virtual const Credentials& credentials() const = 0;
+  // The bearer token of the coordination controller's own user
+  // (kCoordinationControllerUser), made at start and kept in memory only: the controller acts
+  // with the rights the default policy gives that user, not as the admin.
+  virtual const std::string& coordination_token() const = 0;
   // Appends a section to GET /metrics (see metrics_endpoint.h): Prometheus metric families
   // rendered per scrape; `render` must stay callable until Stop() has returned.
   virtual void AddMetrics(std::function<std::string()> render) = 0;

@@ -106,12 +106,23 @@ TEST_F(ServerFixture, WatchResumesFromAnOlderResourceVersionAndReportsExpiredHis
   EXPECT_EQ(event["object"]["reason"], "Expired");
 }
 
-TEST_F(ServerFixture, RequestsWithoutTheTokenAreUnauthorizedAndChangeNothing) {
+// As kube-apiserver: no credentials make an anonymous request, which RBAC refuses (403); a token
+// no one knows is 401. Neither changes anything.
+TEST_F(ServerFixture, AnonymousRequestsAreForbiddenAndUnknownTokensUnauthorized) {
+  const std::string body =
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"x"}})";
   client::HttpConnection c(endpoint());
-  auto reply =
-      c.Request("POST", kLeases, {{"Content-Type", "application/json"}},
-                R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"x"}})",
-                std::chrono::seconds(5));
+  auto reply = c.Request("POST", kLeases, {{"Content-Type", "application/json"}}, body,
+                         std::chrono::seconds(5));
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->status, 403);
+  EXPECT_EQ(json::parse(reply->body)["message"],
+            "leases.coordination.k8s.io is forbidden: User \"system:anonymous\" cannot create "
+            "resource \"leases\" in API group \"coordination.k8s.io\" in the namespace "
+            "\"default\"");
+  reply = c.Request("POST", kLeases,
+                    {{"Content-Type", "application/json"}, {"Authorization", "Bearer nobody"}},
+                    body, std::chrono::seconds(5));
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->status, 401);
   int status = 0;

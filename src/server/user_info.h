@@ -2,6 +2,7 @@
 // name, a uid and groups. The well-known names are kube-apiserver's.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@ struct UserInfo {
   std::string name;
   std::string uid;
   std::vector<std::string> groups;
+  // Extra attributes by key (impersonation's Impersonate-Extra-<key>); RBAC reads none.
+  std::map<std::string, std::vector<std::string>> extra;
   bool operator==(const UserInfo&) const = default;
 };
 

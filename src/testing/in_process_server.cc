@@ -41,7 +41,7 @@ client::Endpoint InProcessServer::endpoint() const {
   client::Endpoint ep;
   ep.port = server_->port();
   ep.tls.enabled = tls_;
-  if (tls_) ep.tls.ca_file = credentials().ca_cert_file;
+  if (tls_) ep.tls.ca_file = credentials().server_trust_file;
   return ep;
 }
 

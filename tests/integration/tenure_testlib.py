@@ -104,6 +104,14 @@ class Deadline:
         return time.monotonic() >= self.end
 
 
+def write_token_file(text: str, prefix: str = "tenure-tokens-") -> str:
+    """A static token file (kube's --token-auth-file CSV) with `text`; the caller removes it."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".csv")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    return path
+
+
 def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: float = 0.02) -> Any:
     """Poll cond() until it returns a truthy value; raise AssertionError after timeout."""
     d = Deadline(timeout)

@@ -1,6 +1,7 @@
 """Authentication and the data folder's files against the real `tenure serve`: users of a static
 token file (kube-apiserver's --token-auth-file format) with kubectl and over HTTPS, the scheme in
-any case, 401 for unknown tokens, a bad token file refused at start, and the data folder 0700
+any case, 401 for unknown tokens, anonymous requests refused by RBAC, a bad token file refused at
+start, and the data folder 0700
 with every file 0600 under umask 000 and 022.
 """
 
@@ -10,27 +11,36 @@ import subprocess
 import tempfile
 import unittest
 
-from tenure_testlib import Server, ServerTestCase, core_path, kubectl_binary, lease_body, lease_path, tenure_bin
+from tenure_testlib import (Server, ServerTestCase, core_path, kubectl_binary, lease_body, lease_path, tenure_bin,
+                            write_token_file)
 
 TOKENS = 'alice-token,alice,1001,"team-a,team-b"\nbob-token,bob,1002\n'
 
 
-def token_file() -> str:
-    fd, path = tempfile.mkstemp(prefix="tenure-tokens-", suffix=".csv")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(TOKENS)
-    return path
-
-
-TOKEN_FILE = token_file()
+TOKEN_FILE = write_token_file(TOKENS)
 
 
 def tearDownModule():
     os.unlink(TOKEN_FILE)
 
 
+def cluster_role_binding(name: str, role: str, kind: str, subject: str) -> dict:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": subject}]}
+
+
 class TokenFileTest(ServerTestCase):
     SERVER_ARGS = ("--token-auth-file", TOKEN_FILE)
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        # What the users may do comes from RBAC: team-a (alice) edits, bob views.
+        for binding in (cluster_role_binding("team-a-edit", "edit", "Group", "team-a"),
+                        cluster_role_binding("bob-view", "view", "User", "bob")):
+            r = cls.api.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding)
+            assert r.status == 201, r.describe()
 
     def test_token_file_users_are_served(self):
         for token in ("alice-token", "bob-token", self.server.token):
@@ -44,14 +54,25 @@ class TokenFileTest(ServerTestCase):
             r = self.api.get(core_path("namespaces"), token=False, headers={"Authorization": f"{scheme} bob-token"})
             self.assertEqual(r.status, 200, f"{scheme}: {r.describe()}")
 
-    def test_unknown_tokens_and_no_credentials_are_unauthorized(self):
-        for headers in ({"Authorization": "Bearer carol-token"}, {"Authorization": "Bearer  alice-token"},
-                        {"Authorization": "Basic YWxpY2U6cHc="}, {}):
+    def test_unknown_tokens_are_unauthorized_and_no_credentials_anonymous(self):
+        r = self.api.get(core_path("namespaces"), token=False, headers={"Authorization": "Bearer carol-token"})
+        body = self.assertStatus(r, 401, "Unauthorized")
+        self.assertEqual(body.get("message"), "Unauthorized")
+        # No bearer token (two spaces, another scheme, no header): anonymous, which RBAC refuses.
+        for headers in ({"Authorization": "Bearer  alice-token"}, {"Authorization": "Basic YWxpY2U6cHc="}, {}):
             r = self.api.get(core_path("namespaces"), token=False, headers=headers)
-            body = self.assertStatus(r, 401, "Unauthorized", what=str(headers))
-            self.assertEqual(body.get("message"), "Unauthorized")
-        # Public paths need no credentials.
+            body = self.assertStatus(r, 403, "Forbidden", what=str(headers))
+            self.assertEqual(body.get("message"), 'namespaces is forbidden: User "system:anonymous" cannot list '
+                             'resource "namespaces" in API group "" at the cluster scope')
+        # The probes and /version are everyone's (system:public-info-viewer).
         self.assertEqual(self.api.get("/readyz", token=False).status, 200)
+        self.assertEqual(self.api.get("/version", token=False).status, 200)
+
+    def test_rights_come_from_rbac(self):
+        r = self.api.post(lease_path("default"), lease_body("by-bob", holder="bob"), token="bob-token")
+        body = self.assertStatus(r, 403, "Forbidden")
+        self.assertEqual(body.get("message"), 'leases.coordination.k8s.io is forbidden: User "bob" cannot create '
+                         'resource "leases" in API group "coordination.k8s.io" in the namespace "default"')
 
     def test_kubectl_with_a_token_file_user(self):
         try:

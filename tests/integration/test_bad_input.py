@@ -260,21 +260,23 @@ class BadInputTest(ServerTestCase):
 
     # Authentication --------------------------------------------------------------------------
     def test_no_token(self):
+        # No credentials: anonymous, which the default RBAC policy refuses (403); a token no one
+        # knows: 401. Neither leaks or changes anything.
         anon = self.server.client(token="")
         self.addCleanup(anon.close)
         r = anon.get(lease_path(NS, "keep"))
-        self.assertStatus(r, 401, "Unauthorized", "GET without a token")
-        self.assertNotIn("holder-keep", r.raw.decode("utf-8", "replace"), "a 401 leaked the object")
+        self.assertStatus(r, 403, "Forbidden", "GET without a token")
+        self.assertNotIn("holder-keep", r.raw.decode("utf-8", "replace"), "a 403 leaked the object")
         r = anon.post(lease_path(NS), lease_body("anon"))
-        self.assertStatus(r, 401, "Unauthorized", "POST without a token")
+        self.assertStatus(r, 403, "Forbidden", "POST without a token")
         r = anon.delete(lease_path(NS, "keep"))
-        self.assertStatus(r, 401, "Unauthorized", "DELETE without a token")
+        self.assertStatus(r, 403, "Forbidden", "DELETE without a token")
         r = anon.get(lease_path(NS, "keep"), token="not-the-token")
         self.assertStatus(r, 401, "Unauthorized", "GET with a wrong token")
+        self.assertNotIn("holder-keep", r.raw.decode("utf-8", "replace"), "a 401 leaked the object")
         r = anon.put(lease_path(NS, "keep"), self.keep(), token="not-the-token")
         self.assertStatus(r, 401, "Unauthorized", "PUT with a wrong token")
         self.assertAbsent("anon")
-
 
 if __name__ == "__main__":
     unittest.main()

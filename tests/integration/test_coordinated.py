@@ -32,6 +32,8 @@ from tenure_testlib import (COORDINATED_FLAGS, Candidate, CandidateGroup, Deadli
 
 LEASE, RENEW, RETRY = 2.0, 1.5, 0.4
 ELECTION = 2.0  # the controller's ack window (--coordination-election-duration)
+# A leader that must outlast a server restart (test_a_lease_with_candidates_is_not_managed).
+RESTART_LEASE, RESTART_RENEW = 6.0, 5.0
 SERVER_ARGS = (*COORDINATED_FLAGS, "--coordination-election-duration", str(ELECTION))
 KUBECTL = "1.33"
 # Registration, the controller's first reconcile and the assignment.
@@ -57,9 +59,11 @@ class CoordinatedMixin(CandidateGroup):
     server: Server
 
     def spawn(self, identity: str, ns: str, lease: str, binary: str, emulation: str,
-              strategy: str | None = None, fence: FenceChecker | None = None) -> Candidate:
+              strategy: str | None = None, fence: FenceChecker | None = None,
+              timing: tuple[float, float] = (LEASE, RENEW)) -> Candidate:
+        """timing: (lease duration, renew deadline)."""
         argv = [elect_bin(), "--kubeconfig", self.server.kubeconfig, "--lock", f"{ns}/{lease}",
-                "--identity", identity, "--lease-duration", str(LEASE), "--renew-deadline", str(RENEW),
+                "--identity", identity, "--lease-duration", str(timing[0]), "--renew-deadline", str(timing[1]),
                 "--retry-period", str(RETRY), "--release-on-cancel",
                 "--coordinated", "--binary-version", binary, "--emulation-version", emulation]
         if strategy is not None:
@@ -291,8 +295,11 @@ class CoordinatedGateOffTest(CoordinatedMixin, unittest.TestCase):
         # Managed while the gate is on...
         server = self.start_server(SERVER_ARGS, listen=f"127.0.0.1:{free_port()}")
         ns, lease = "default", "kcm"
-        a = self.spawn("a", ns, lease, "1.33.0", "1.33.0")
-        b = self.spawn("b", ns, lease, "1.34.0", "1.33.0")
+        # a must keep leading across the restart, so its renew deadline outlasts a restart of a
+        # sanitizer build on a busy machine (over 1.5 s in CI; RENEW is 1.5 s).
+        timing = (RESTART_LEASE, RESTART_RENEW)
+        a = self.spawn("a", ns, lease, "1.33.0", "1.33.0", timing=timing)
+        b = self.spawn("b", ns, lease, "1.34.0", "1.33.0", timing=timing)
         a.wait_event("started", FIRST_LEADER_TIMEOUT)
         # ...then the same data with the gate off: the candidates are still stored, nobody manages
         # the lease. a keeps renewing it as an ordinary Lease until it is killed.
@@ -304,8 +311,8 @@ class CoordinatedGateOffTest(CoordinatedMixin, unittest.TestCase):
         self.wait(lambda: parse_k8s_time(self.spec_of(ns, lease)["renewTime"]) > t_restart, 10,
                   "a renewing the lease after the restart")
         a.kill()
-        # With the gate on, b would lead within LEASE + ELECTION (see test_rolling_upgrade).
-        d = Deadline(LEASE + 2 * ELECTION + 3)
+        # With the gate on, b would lead within its lease + ELECTION (see test_rolling_upgrade).
+        d = Deadline(RESTART_LEASE + 2 * ELECTION + 3)
         while not d.expired():
             spec = self.spec_of(ns, lease)
             self.check(spec.get("holderIdentity") == "a", f"the lease was reassigned: {spec}")

@@ -1,6 +1,6 @@
 """GET /metrics on `tenure serve` (Prometheus text format, as kube-apiserver serves it).
 
-- Only with the bearer token (401 without, like every non-public path).
+- Only for users RBAC lets get /metrics (403 anonymous, 401 with an unknown token).
 - The coordination controller's families (ControllerMetrics) and the server's own gauges; the
   counters move: after a LeaseCandidate appears the controller's candidates gauge and elections
   counter show it, and the store revision follows writes.
@@ -54,7 +54,7 @@ class MetricsTest(ServerTestCase):
 
     def test_requires_the_token(self) -> None:
         r = self.api.get("/metrics", token=False)
-        self.assertEqual(r.status, 401, r.describe())
+        self.assertEqual(r.status, 403, r.describe())  # anonymous: RBAC grants /metrics to no one
         r = self.api.get("/metrics", token="wrong")
         self.assertEqual(r.status, 401, r.describe())
 
