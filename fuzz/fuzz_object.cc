@@ -1,16 +1,23 @@
 // Fuzz target: a request body as the server reads an object: client JSON (nesting limit),
 // canonicalization for every kind (strict and not), validation of a create and of an update,
-// serialization of the result. The first byte picks the kind.
+// serialization of the result. The first byte picks the kind (served kinds, then the bodies of
+// subresources such as TokenRequest).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "api/client_json.h"
 #include "api/kinds.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const auto& kinds = tenure::api::AllKinds();
+  static const std::vector<const tenure::api::KindInfo*> kinds = [] {
+    std::vector<const tenure::api::KindInfo*> all = tenure::api::AllKinds();
+    const auto& bodies = tenure::api::SubresourceKinds();
+    all.insert(all.end(), bodies.begin(), bodies.end());
+    return all;
+  }();
   const tenure::api::KindInfo& kind = *kinds[data[0] % kinds.size()];
   std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto parsed = tenure::api::ParseClientJson(text);

@@ -256,12 +256,18 @@ bool UpdateReadsOnlyOldMetadata(const KindInfo& kind) {
 
 Status ValidateUpdate(const KindInfo& kind, const nlohmann::json& object,
                       const nlohmann::json& old_object) {
+  const auto update = Describe(kind).validation.update;
+  // A kind served for create only (the reviews, TokenRequest) has no update to validate.
+  if (!update) {
+    return Status(Reason::kMethodNotAllowed,
+                  "the server does not allow this method on the requested resource");
+  }
   FieldErrors errs;
   const nlohmann::json& meta = internal::Sub(object, "metadata");
   // rest.BeforeUpdate: validateCommonFields, then the strategy's ValidateUpdate.
   internal::ValidateObjectMeta(meta, kind.namespaced, internal::PathSegmentName, errs);
   internal::ValidateObjectMetaUpdate(meta, internal::Sub(old_object, "metadata"), errs);
-  Describe(kind).validation.update(object, old_object, errs);
+  update(object, old_object, errs);
   return InvalidStatus(kind.qualified_kind(), internal::StringAt(meta, "name"), errs);
 }
 
