@@ -72,9 +72,10 @@ Status ParseListen(const std::string& listen, server::ServerOptions& options) {
 // (bootstrap_policy.h); nullptr when it does not run (the reason is printed).
 std::unique_ptr<coordination::Controller> StartCoordination(const server::Server& server,
                                                             const server::ServerOptions& options,
-                                                            const ServeFlags& flags) {
+                                                            const ServeFlags& flags,
+                                                            std::string& summary) {
   if (!options.coordinated_leader_election) {
-    std::cout << "  coordinated leader election: off (feature gate)" << std::endl;
+    summary = "off (feature gate)";
     return nullptr;
   }
   std::string host = options.address;
@@ -99,13 +100,11 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
     return coordination::Controller::Start(ClusterAccess::Wrap(*kube), controller_options);
   }();
   if (!controller.ok()) {
-    std::cout << "  coordinated leader election: off (" << controller.status().message() << ")"
-              << std::endl;
+    summary = "off (" + controller.status().message() + ")";
     return nullptr;
   }
-  std::cout << "  coordinated leader election: on (LeaseCandidate "
-            << (*controller)->candidate_version() << ", controller " << (*controller)->identity()
-            << ")" << std::endl;
+  summary = "on (LeaseCandidate " + std::string((*controller)->candidate_version()) +
+            ", controller " + std::string((*controller)->identity()) + ")";
   return std::move(*controller);
 }
 
@@ -197,6 +196,14 @@ int Serve(const ServeFlags& flags) {
     std::cerr << "tenure serve: " << server.status().ToString() << "\n";
     return 1;
   }
+  // Everything the server runs is in place before it says it listens: whoever waits for that
+  // line (scripts, tests) finds the controller and its /metrics families there.
+  std::string coordination;
+  auto controller = StartCoordination(**server, options, flags, coordination);
+  if (controller) {
+    // GET /metrics shows the controller's counters; the server stops before it is destroyed.
+    (*server)->AddMetrics([c = controller.get()] { return c->metrics().Render(); });
+  }
   const auto& credentials = (*server)->credentials();
   std::cout << "tenure serve: listening on " << (*server)->url() << std::endl;
   std::cout << "  data folder: " << options.data_dir << "\n";
@@ -205,12 +212,8 @@ int Serve(const ServeFlags& flags) {
               << options.etcd.prefix << ")\n";
   }
   std::cout << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
-            << " kubectl get leases -A" << std::endl;
-  auto controller = StartCoordination(**server, options, flags);
-  if (controller) {
-    // GET /metrics shows the controller's counters; the server stops before it is destroyed.
-    (*server)->AddMetrics([c = controller.get()] { return c->metrics().Render(); });
-  }
+            << " kubectl get leases -A\n";
+  std::cout << "  coordinated leader election: " << coordination << std::endl;
   int signal = 0;
   sigwait(&signals, &signal);
   std::cout << "tenure serve: stopping (" << (signal == SIGINT ? "SIGINT" : "SIGTERM") << ")"
