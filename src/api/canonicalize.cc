@@ -83,14 +83,15 @@ size_t FirstBadBase64Byte(std::string_view s) {
 
 class Decoder {
  public:
-  explicit Decoder(bool strict) : strict_(strict) {}
+  // `collect`: note the unknown fields (strict decoding fails on them; Warn reports them).
+  explicit Decoder(bool collect) : collect_(collect) {}
 
   bool Object(const ObjectDescription& schema, const json& in, json& out) {
     out = json::object();
     for (auto it = in.begin(); it != in.end(); ++it) {
       const FieldDescription* f = schema.Find(it.key());
       if (f == nullptr) {
-        if (strict_) unknown_.push_back(Join(it.key()));
+        if (collect_) unknown_.push_back(Join(it.key()));
         continue;
       }
       if (it->is_null()) continue;  // null means unset
@@ -257,7 +258,7 @@ class Decoder {
     return false;
   }
 
-  bool strict_;
+  bool collect_;
   std::string path_;
   std::string error_;
   std::vector<std::string> unknown_;
@@ -266,13 +267,20 @@ class Decoder {
 }  // namespace
 
 std::string CanonicalizeObject(const ObjectDescription& schema, const json& in, json& out,
-                               bool strict) {
-  Decoder decoder(strict);
+                               bool strict, std::vector<std::string>* unknown_fields) {
+  Decoder decoder(strict || unknown_fields != nullptr);
   if (!in.is_object()) {
     return "json: cannot unmarshal " + JsonWhat(in, false) + " into Go value of type v1." +
            std::string(schema.go_name);
   }
   if (!decoder.Object(schema, in, out)) return decoder.error();
+  if (!strict) {
+    if (unknown_fields) {
+      unknown_fields->insert(unknown_fields->end(), decoder.unknown().begin(),
+                             decoder.unknown().end());
+    }
+    return {};
+  }
   if (!decoder.unknown().empty()) {
     std::string msg = "strict decoding error: ";
     for (size_t i = 0; i < decoder.unknown().size(); ++i) {
@@ -337,8 +345,8 @@ Result<nlohmann::json> Canonicalize(const KindInfo& kind, const nlohmann::json& 
         "\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"");
   }
   json out;
-  std::string err =
-      internal::CanonicalizeObject(*Describe(kind).object, object, out, options.strict);
+  std::string err = internal::CanonicalizeObject(*Describe(kind).object, object, out,
+                                                 options.strict, options.unknown_fields);
   if (!err.empty()) return Status::BadRequest(prefix + err);
   out["apiVersion"] = kind.api_version(version);
   out["kind"] = kind.kind;

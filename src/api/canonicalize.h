@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "api/description.h"
 
@@ -11,8 +12,10 @@ namespace tenure::api::internal {
 
 // Canonicalizes `in` (a JSON object) against `description` into `out`, ignoring apiVersion/kind
 // semantics. Returns "" on success, else the decode error text (a type error, or when `strict`,
-// 'strict decoding error: unknown field "spec.x", ...').
+// 'strict decoding error: unknown field "spec.x", ...'). Not strict, the paths of the unknown
+// fields are appended to `unknown_fields` when it is given (kube's fieldValidation=Warn).
 std::string CanonicalizeObject(const ObjectDescription& description, const nlohmann::json& in,
-                               nlohmann::json& out, bool strict);
+                               nlohmann::json& out, bool strict,
+                               std::vector<std::string>* unknown_fields = nullptr);
 
 }  // namespace tenure::api::internal

@@ -71,6 +71,9 @@ const KindInfo& TokenRequestKind();
 
 struct DecodeOptions {
   bool strict = false;  // fieldValidation=Strict: unknown or duplicate fields are an error
+  // Not strict: the paths of the unknown fields ("spec.foo") are appended here when given, for
+  // the warnings of fieldValidation=Warn (kube-apiserver's default).
+  std::vector<std::string>* unknown_fields = nullptr;
 };
 
 // Turns a client-supplied object into canonical form: checks every known field's JSON type

@@ -30,6 +30,20 @@ bool IsProbeOrVersionPath(const std::string& path) {
          path.rfind("/readyz/", 0) == 0;
 }
 
+// go-restful, which serves /api, /apis and /version in kube-apiserver, trims the slashes at the
+// end of a path before it matches a route: "/api/v1/" and "/version/" are "/api/v1" and
+// "/version" there. Other paths (/healthz, /openapi/v2) match exactly, as kube's mux does.
+std::string WithoutGoRestfulSlashes(const std::string& path) {
+  if (path.size() < 2) return path;
+  const size_t end = path.find('/', 1);
+  const std::string_view root =
+      std::string_view(path).substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  if (root != "api" && root != "apis" && root != "version") return path;
+  size_t keep = path.size();
+  while (keep > 1 + root.size() && path[keep - 1] == '/') --keep;
+  return path.substr(0, keep);
+}
+
 bool IsRbacKind(const api::KindInfo& kind) { return kind.group == "rbac.authorization.k8s.io"; }
 
 ServiceAccountAuthentication ServiceAccountsOf(const ApiServerOptions& options) {
@@ -101,6 +115,9 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
     if (!decision.allowed) {
       return responder->Reply(ErrorResponse(ForbiddenStatus(attributes, decision.reason)));
     }
+    // Authorized on the path as sent (kube's discovery roles name "/version/" too), served on
+    // the path as go-restful routes it.
+    request.path = WithoutGoRestfulSlashes(request.path);
     if (IsProbeOrVersionPath(request.path)) {
       if (request.path == "/version")
         return responder->Reply(JsonResponse(VersionInfo(options_.version)));
@@ -218,7 +235,7 @@ bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responde
     return true;
   }
   if (path == "/openapi/v2") {
-    OpenApiV2Reply v2 = OpenApiV2(accept);
+    OpenApiV2Reply v2 = OpenApiV2(accept, openapi_.v2_json_body());
     HttpResponse r;
     r.status = v2.status;
     r.content_type = v2.content_type;

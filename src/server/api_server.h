@@ -69,7 +69,7 @@ class ApiServer final : public HttpHandler {
   ReviewApi reviews_;
   TokenRequestApi token_requests_;
   std::shared_ptr<ResourceApi> resources_;
-  OpenApiV3Documents openapi_;
+  OpenApiDocuments openapi_;
   Admission admission_;
 };
 

@@ -40,7 +40,7 @@ std::string HttpRequest::header(const std::string& lower_name) const {
 std::string HttpRequest::param(const std::string& name) const {
   auto range = query.equal_range(name);
   if (range.first == range.second) return "";
-  return std::prev(range.second)->second;
+  return range.first->second;
 }
 
 bool HttpRequest::has_param(const std::string& name) const { return query.count(name) > 0; }

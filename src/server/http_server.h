@@ -42,7 +42,8 @@ struct HttpRequest {
   std::chrono::steady_clock::time_point received{};
 
   std::string header(const std::string& lower_name) const;
-  // Last value of a query parameter, or "".
+  // The first value of a query parameter (kube-apiserver reads the first of a repeated one), or
+  // "".
   std::string param(const std::string& name) const;
   bool has_param(const std::string& name) const;
 };

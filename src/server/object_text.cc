@@ -8,7 +8,7 @@ std::string WithResourceVersion(std::string_view stored, int64_t revision) {
   std::string rv = "\"resourceVersion\":\"" + std::to_string(revision) + "\"";
   std::string out;
   out.reserve(stored.size() + rv.size() + 1);
-  size_t at = stored.find(kMetadata);
+  size_t at = revision == 0 ? std::string_view::npos : stored.find(kMetadata);
   if (at == std::string_view::npos) {
     out.assign(stored);
     return out;

@@ -11,6 +11,8 @@ namespace tenure::server {
 
 // Adds "resourceVersion":"<revision>" to the top-level metadata of canonical object JSON (keys
 // sorted, as the canonicalizer writes them, so the first "metadata":{ is the top-level one).
+// Revision 0 (an object never stored: a dry-run create) adds nothing, as kube-apiserver leaves
+// its resourceVersion empty.
 std::string WithResourceVersion(std::string_view stored, int64_t revision);
 
 // The top-level metadata object of canonical object JSON, as text ("" when absent or

@@ -29,6 +29,8 @@ TEST(WithResourceVersionTest, SplicesTheRevisionFirstInMetadata) {
             R"({"metadata":{"resourceVersion":"7","name":"a"}})");
   EXPECT_EQ(WithResourceVersion(R"({"metadata":{}})", 7),
             R"({"metadata":{"resourceVersion":"7"}})");
+  // Revision 0: never stored (a dry-run create), no resourceVersion.
+  EXPECT_EQ(WithResourceVersion(R"({"metadata":{"name":"a"}})", 0), R"({"metadata":{"name":"a"}})");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "api/meta_descriptions.h"
 #include "server/openapi_paths.h"
 #include "server/openapi_schemas.h"
+#include "server/openapi_v2.h"
 
 namespace tenure::server {
 namespace {
@@ -121,8 +122,9 @@ json OpenApiV3Index(const std::vector<ServedVersion>& served) {
   return {{"paths", paths}};
 }
 
-OpenApiV3Documents::OpenApiV3Documents(const std::vector<ServedVersion>& served) {
+OpenApiDocuments::OpenApiDocuments(const std::vector<ServedVersion>& served) {
   json paths = json::object();
+  std::vector<json> v3_documents;
   for (const auto& [group, version] : GroupVersions(served)) {
     auto document = OpenApiV3Document(served, group, version);
     if (!document) continue;
@@ -130,26 +132,24 @@ OpenApiV3Documents::OpenApiV3Documents(const std::vector<ServedVersion>& served)
     Document entry{document->dump(), OpenApiHash(*document)};
     paths[key] = {{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + entry.hash}};
     documents_.emplace(key, std::move(entry));
+    v3_documents.push_back(std::move(*document));
   }
   index_body_ = json{{"paths", paths}}.dump();
+  v2_json_body_ = OpenApiV2FromV3(v3_documents).dump();
 }
 
-const OpenApiV3Documents::Document* OpenApiV3Documents::Find(std::string_view key) const {
+const OpenApiDocuments::Document* OpenApiDocuments::Find(std::string_view key) const {
   while (!key.empty() && key.front() == '/') key.remove_prefix(1);
   while (!key.empty() && key.back() == '/') key.remove_suffix(1);
   auto it = documents_.find(key);
   return it == documents_.end() ? nullptr : &it->second;
 }
 
-OpenApiV2Reply OpenApiV2(std::string_view accept_header) {
+OpenApiV2Reply OpenApiV2(std::string_view accept_header, const std::string& json_body) {
   if (accept_header.find("protobuf") != std::string_view::npos) {
     return {200, "application/octet-stream", ""};
   }
-  json swagger = {{"swagger", "2.0"},
-                  {"info", {{"title", "Kubernetes"}, {"version", "unversioned"}}},
-                  {"paths", json::object()},
-                  {"definitions", json::object()}};
-  return {200, "application/json", swagger.dump()};
+  return {200, "application/json", json_body};
 }
 
 }  // namespace tenure::server

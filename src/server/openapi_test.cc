@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -63,7 +64,7 @@ TEST(OpenApiTest, IndexListsEveryGroupVersionWithStableHash) {
 }
 
 TEST(OpenApiTest, PrecomputedDocumentsMatch) {
-  OpenApiV3Documents documents(Served());
+  OpenApiDocuments documents(Served());
   EXPECT_EQ(json::parse(documents.index_body()), OpenApiV3Index(Served()));
   const auto* lease = documents.Find("apis/coordination.k8s.io/v1");
   ASSERT_NE(lease, nullptr);
@@ -215,14 +216,80 @@ TEST(OpenApiTest, ExplainAndStrategicMergeMetadata) {
   EXPECT_EQ(candidate_spec["required"], json::array({"leaseName", "binaryVersion", "strategy"}));
 }
 
-TEST(OpenApiTest, V2Fallback) {
-  OpenApiV2Reply protobuf = OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+TEST(OpenApiTest, V2ProtobufIsEmptyAndJsonTheWholeDocument) {
+  OpenApiV2Reply protobuf =
+      OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "{}");
   EXPECT_EQ(protobuf.status, 200);
   EXPECT_EQ(protobuf.content_type, "application/octet-stream");
   EXPECT_TRUE(protobuf.body.empty());
-  OpenApiV2Reply as_json = OpenApiV2("application/json");
+  OpenApiDocuments documents(Served());
+  OpenApiV2Reply as_json = OpenApiV2("application/json", documents.v2_json_body());
   EXPECT_EQ(as_json.content_type, "application/json");
   EXPECT_EQ(json::parse(as_json.body)["swagger"], "2.0");
+}
+
+// /openapi/v2 was empty, so tools that validate against v2 found no kind. It now holds every
+// path and definition of the v3 documents, written as Swagger 2.0.
+TEST(OpenApiTest, V2HoldsEveryPathAndDefinitionAsSwagger2) {
+  OpenApiDocuments documents(Served());
+  json v2 = json::parse(documents.v2_json_body());
+  const json& paths = v2["paths"];
+  const json& definitions = v2["definitions"];
+  // Every group-version's paths and schemas.
+  for (const auto& [group, version] : std::vector<std::pair<std::string, std::string>>{
+           {"", "v1"}, {"coordination.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1"}}) {
+    auto v3 = OpenApiV3Document(Served(), group, version);
+    ASSERT_TRUE(v3.has_value()) << group << "/" << version;
+    for (const auto& [path, item] : (*v3)["paths"].items())
+      EXPECT_TRUE(paths.contains(path)) << path;
+    for (const auto& [name, schema] : (*v3)["components"]["schemas"].items()) {
+      EXPECT_TRUE(definitions.contains(name)) << name;
+    }
+  }
+  // No v3 construct is left: references point into definitions, bodies are parameters.
+  const std::string text = v2.dump();
+  EXPECT_EQ(text.find("#/components/schemas/"), std::string::npos);
+  EXPECT_EQ(text.find("\"requestBody\""), std::string::npos);
+  EXPECT_EQ(text.find("\"content\""), std::string::npos);
+
+  const json& lease = definitions["io.k8s.api.coordination.v1.Lease"];
+  EXPECT_EQ(lease["properties"]["spec"]["$ref"],
+            "#/definitions/io.k8s.api.coordination.v1.LeaseSpec");
+  EXPECT_FALSE(lease["properties"]["spec"].contains("allOf"));
+  EXPECT_FALSE(lease["properties"]["spec"].contains("default"));
+  EXPECT_EQ(lease["x-kubernetes-group-version-kind"][0]["kind"], "Lease");
+
+  const json& create = paths["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"]["post"];
+  EXPECT_EQ(create["parameters"][0]["in"], "body");
+  EXPECT_EQ(create["parameters"][0]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.coordination.v1.Lease");
+  EXPECT_EQ(create["responses"]["201"]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.coordination.v1.Lease");
+  EXPECT_NE(std::find(create["produces"].begin(), create["produces"].end(), "application/json"),
+            create["produces"].end());
+  EXPECT_EQ(create["schemes"], json::array({"https"}));
+  for (const json& parameter : create["parameters"]) {
+    if (parameter["name"] == "dryRun") {
+      EXPECT_EQ(parameter["type"], "string");
+    }
+    EXPECT_FALSE(parameter.contains("schema") && parameter["in"] != "body") << parameter.dump();
+  }
+  const json& patch =
+      paths["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"]["patch"];
+  EXPECT_NE(
+      std::find(patch["consumes"].begin(), patch["consumes"].end(), "application/apply-patch+yaml"),
+      patch["consumes"].end());
+
+  // A definition several group-versions share lists each group-version-kind it stands for.
+  const json& gvks = definitions["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"]
+                                ["x-kubernetes-group-version-kind"];
+  auto has = [&](const std::string& group) {
+    return std::any_of(gvks.begin(), gvks.end(),
+                       [&](const json& g) { return g["group"] == group; });
+  };
+  EXPECT_TRUE(has(""));
+  EXPECT_TRUE(has("coordination.k8s.io"));
+  EXPECT_TRUE(has("rbac.authorization.k8s.io"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/query_options.h"
+
 namespace tenure::server {
 
 namespace {
@@ -19,14 +21,12 @@ std::vector<std::string> SplitPath(std::string_view path) {
   return parts;
 }
 
-bool IsTrue(const std::string& v) { return v == "true" || v == "1"; }
-
 // The verb of a method on a collection (`named` false) or on one object.
 std::optional<Verb> RequestVerb(const HttpRequest& request, bool legacy_watch, bool named) {
   const std::string& m = request.method;
   if (legacy_watch) return Verb::kWatch;
   if (m == "GET" || m == "HEAD") {
-    if (IsTrue(request.param("watch"))) return Verb::kWatch;
+    if (QueryBool(request, "watch")) return Verb::kWatch;
     return named ? Verb::kGet : Verb::kList;
   }
   if (m == "POST") return Verb::kCreate;

@@ -1,6 +1,8 @@
 // ResourceApi: the REST verbs of every served kind over the Store, as kube-apiserver serves them.
 #include "server/resource_api.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "api/client_json.h"
@@ -11,12 +13,15 @@
 #include "server/kind_strategy.h"
 #include "server/object_meta.h"
 #include "server/object_text.h"
+#include "server/patch.h"
+#include "server/query_options.h"
 #include "server/request_body.h"
 #include "server/resource_errors.h"
 #include "server/response_format.h"
 #include "server/routes.h"
 #include "server/selectors.h"
 #include "server/storage_key.h"
+#include "server/warnings.h"
 #include "server/watch_session.h"
 
 namespace tenure::server {
@@ -28,6 +33,8 @@ namespace {
 // A client timeout at least this long is no shorter than the server's own request timeout (60 s
 // by default, 504 from the HTTP server), and would not fit in a time point: no deadline.
 constexpr auto kLongestClientTimeout = std::chrono::hours(24);
+// The longest watch timeoutSeconds taken as asked.
+constexpr int64_t kLongestWatch = 24 * 3600;
 
 // A request's resourceVersion: "" is none (0), else digits only up to 9223372036854775799 (store
 // revisions are int64; this bound, a digit short of INT64_MAX, is the one the server always had).
@@ -54,12 +61,29 @@ struct ResourceApi::Call {
   std::shared_ptr<Responder> responder;
   ResponseFormat format;
   bool dry_run = false;
+  // fieldValidation Warn (or unset): the unknown fields of the objects decoded, sent back as
+  // Warning headers with the answer.
+  bool warn_unknown_fields = false;
+  std::vector<std::string> unknown_fields;
   WriteAdmission admit;
 
   WriteContext write_context(store::Store& store, const Clock& clock) const {
     return {info, store, deadline, clock, &admit};
   }
-  void Fail(const Status& status) { responder->Reply(ErrorResponse(status)); }
+  api::DecodeOptions decode_options() {
+    api::DecodeOptions options = DecodeOptionsOf(request);
+    if (warn_unknown_fields) options.unknown_fields = &unknown_fields;
+    return options;
+  }
+  void Reply(HttpResponse r) {
+    if (!unknown_fields.empty()) {
+      for (auto& header : WarningHeaders(UnknownFieldWarnings(unknown_fields))) {
+        r.headers.push_back(std::move(header));
+      }
+    }
+    responder->Reply(std::move(r));
+  }
+  void Fail(const Status& status) { Reply(ErrorResponse(status)); }
   // Fail for an update attempt: the attempt ends the request.
   UpdateStep FailStep(const Status& status) {
     Fail(status);
@@ -69,7 +93,7 @@ struct ResourceApi::Call {
     HttpResponse r;
     r.status = code;
     r.body = std::move(body);
-    responder->Reply(std::move(r));
+    Reply(std::move(r));
   }
   // Replies with one stored object in the representation the client asked for.
   void ReplyStored(int code, const std::string& stored, int64_t revision, Clock& clock) {
@@ -79,10 +103,12 @@ struct ResourceApi::Call {
   // the store's writer. Captures no Call (the responder holds the closure: no cycle).
   void ReplyStoredLater(int code, store::KeyValue kv, std::shared_ptr<Clock> clock) {
     responder->ReplyWith([code, kv = std::move(kv), clock = std::move(clock), format = format,
-                          kind = kind, version = info.version] {
+                          kind = kind, version = info.version,
+                          warnings = WarningHeaders(UnknownFieldWarnings(unknown_fields))] {
       HttpResponse r;
       r.status = code;
       r.body = RenderObject(format, *kind, version, kv.value, kv.mod_revision, *clock);
+      r.headers = warnings;
       return r;
     });
   }
@@ -126,12 +152,14 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
       call->deadline = arrived + *timeout;
     }
   }
-  std::string dry_run = call->request.param("dryRun");
-  if (!dry_run.empty()) {
-    if (dry_run != "All") {
-      return call->Fail(Status::BadRequest("unsupported dry run option \"" + dry_run + "\""));
-    }
-    call->dry_run = true;
+  if (!IsReadOnly(*info.verb)) {
+    const bool apply = PatchTypeFromContentType(call->request.header("content-type")) ==
+                       std::optional<PatchType>(PatchType::kApply);
+    auto write = ParseWriteQuery(call->request, *info.verb, apply);
+    if (!write.ok()) return call->Fail(write.status());
+    call->dry_run = write->dry_run;
+    call->warn_unknown_fields =
+        write->field_validation.empty() || write->field_validation == "Warn";
   }
   switch (*info.verb) {
     case Verb::kGet:
@@ -162,10 +190,24 @@ void ResourceApi::Get(std::shared_ptr<Call> call) {
 }
 
 void ResourceApi::List(std::shared_ptr<Call> call) {
+  // Every list is one page (limit is not applied yet).
+  auto query = ParseListQuery(call->request, /*watch=*/false);
+  if (!query.ok()) return call->Fail(query.status());
   auto filter = ObjectFilter::FromRequest(*call->kind, call->request);
   if (!filter.ok()) return call->Fail(filter.status());
+  auto rv = ParseResourceVersion(call->request.param("resourceVersion"));
+  if (!rv.ok()) return call->Fail(rv.status());
   auto listed = store_->List(StoragePrefix(*call->kind, call->info.namespace_));
   if (!listed.ok()) return call->Fail(listed.status());
+  // The store reads its current state only: an exact older version is gone as if compacted,
+  // and a version not reached yet is answered at once, as kube-apiserver's etcd storage does.
+  const ListRead read = ListReadOf(*query, *rv);
+  if (read != ListRead::kCurrent && *rv > listed->revision) {
+    return call->Fail(TooLargeResourceVersion(*rv, listed->revision));
+  }
+  if (read == ListRead::kExact && *rv < listed->revision) {
+    return call->Fail(Status::Gone("The resourceVersion for the provided list is too old."));
+  }
   std::vector<const store::KeyValue*> items;
   items.reserve(listed->items.size());
   for (const auto& kv : listed->items) {
@@ -176,6 +218,8 @@ void ResourceApi::List(std::shared_ptr<Call> call) {
 }
 
 void ResourceApi::Watch(std::shared_ptr<Call> call) {
+  auto query = ParseListQuery(call->request, /*watch=*/true);
+  if (!query.ok()) return call->Fail(query.status());
   auto filter = ObjectFilter::FromRequest(*call->kind, call->request);
   if (!filter.ok()) return call->Fail(filter.status());
   std::string rv_text = call->request.param("resourceVersion");
@@ -191,14 +235,17 @@ void ResourceApi::Watch(std::shared_ptr<Call> call) {
   }
   options.filter = std::move(*filter);
   options.format = call->format;
-  options.send_initial_state = rv_text.empty() || *rv == 0;
+  // sendInitialEvents (watch-list) says whether the current state comes first; without it, a
+  // watch from "" or "0" starts with it (the legacy form).
+  options.send_initial_state = query->send_initial_events.value_or(rv_text.empty() || *rv == 0);
+  options.initial_events_end_bookmark =
+      query->send_initial_events.value_or(false) && query->allow_watch_bookmarks;
   options.from_revision = *rv;
-  options.bookmarks = call->request.param("allowWatchBookmarks") == "true";
-  std::string timeout = call->request.param("timeoutSeconds");
-  if (!timeout.empty()) {
-    auto seconds = ParseResourceVersion(timeout);
-    if (!seconds.ok()) return call->Fail(Status::BadRequest("invalid timeoutSeconds: " + timeout));
-    options.timeout = std::chrono::seconds(*seconds);
+  options.bookmarks = query->allow_watch_bookmarks;
+  // As kube's handleWatch: 0 is the server's own timeout; a negative one ends the watch at once.
+  // Longer than a day is a day (a deadline past the clock's range would wrap).
+  if (const auto seconds = query->timeout_seconds; seconds && *seconds != 0) {
+    options.timeout = std::chrono::seconds(std::clamp<int64_t>(*seconds, 0, kLongestWatch));
   }
   StartWatch(store_, clock_, std::move(options), call->responder);
 }
@@ -209,7 +256,8 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
   std::string name = object["metadata"]["name"].get<std::string>();
   std::string value = object.dump();
   if (call->dry_run) {
-    return call->ReplyStored(201, value, store_->CurrentRevision(), *clock_);
+    // Never stored, so no resourceVersion (kube's dry-run create leaves it empty).
+    return call->ReplyStored(201, value, 0, *clock_);
   }
   store::WriteOp op{store::WriteOp::Kind::kCreate,
                     StorageKey(*call->kind, call->info.namespace_, name), value, 0, call->deadline};
@@ -222,7 +270,7 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
 void ResourceApi::Create(std::shared_ptr<Call> call) {
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
-  auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));
+  auto object = api::Canonicalize(*call->kind, *body, call->decode_options());
   if (!object.ok()) return call->Fail(object.status());
   CreateObject(call, std::move(*object));
 }
@@ -266,7 +314,7 @@ UpdateStep ResourceApi::WriteStep(Call& call, std::string value, store::KeyValue
 void ResourceApi::Update(std::shared_ptr<Call> call) {
   auto body = DecodeBody(call->request);
   if (!body.ok()) return call->Fail(body.status());
-  auto object = api::Canonicalize(*call->kind, *body, DecodeOptionsOf(call->request));
+  auto object = api::Canonicalize(*call->kind, *body, call->decode_options());
   if (!object.ok()) return call->Fail(object.status());
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
@@ -351,11 +399,7 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
   if (!existing.ok() && !(existing.status().IsNotFound() && type == PatchType::kApply)) {
     return call->FailStep(StoreError(existing.status(), kind, call->info.name));
   }
-  if (type == PatchType::kApply && call->request.param("fieldManager").empty()) {
-    return call->FailStep(Status::BadRequest(
-        "PATCH, application/apply-patch+yaml requests require fieldManager to be set"));
-  }
-  api::DecodeOptions options = DecodeOptionsOf(call->request);
+  api::DecodeOptions options = call->decode_options();
   if (!existing.ok()) {
     // Server-side apply of a missing object creates it.
     auto applied = ApplyServerSideApply(nullptr, patch);

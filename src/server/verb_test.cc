@@ -50,5 +50,25 @@ TEST(VerbTest, TheRequestsMethodAndPathDecideTheVerb) {
   EXPECT_EQ(VerbOf("OPTIONS", leases), std::nullopt);
 }
 
+// The official Python client asks for a watch with watch=True: any value but 0 and false (in any
+// case) is a watch, as kube-apiserver converts booleans. A list was answered before.
+TEST(VerbTest, WatchParameterIsAGoBoolean) {
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/ns/leases";
+  for (const char* value : {"True", "true", "1", "", "yes"}) {
+    HttpRequest r;
+    r.method = "GET";
+    r.path = leases;
+    r.query.emplace("watch", value);
+    EXPECT_EQ(ParseRequestInfo(r).verb, Verb::kWatch) << value;
+  }
+  for (const char* value : {"False", "false", "0"}) {
+    HttpRequest r;
+    r.method = "GET";
+    r.path = leases;
+    r.query.emplace("watch", value);
+    EXPECT_EQ(ParseRequestInfo(r).verb, Verb::kList) << value;
+  }
+}
+
 }  // namespace
 }  // namespace tenure::server

@@ -8,6 +8,7 @@
 
 #include "api/status_object.h"
 #include "server/object_text.h"
+#include "server/query_options.h"
 
 namespace tenure::server {
 
@@ -71,15 +72,23 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     }
   }
 
-  void SendBookmark() {
+  void SendBookmark() { SendBookmarkAt(last_revision_.load(), /*initial_events_end=*/false); }
+
+  // A BOOKMARK: an empty object of the watched kind with only its resourceVersion (and, at the
+  // end of a watch-list's initial events, the annotation that says so).
+  void SendBookmarkAt(int64_t revision, bool initial_events_end) {
+    json metadata = {{"resourceVersion", std::to_string(revision)}};
+    if (initial_events_end) metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
     json object = {{"kind", std::string(options_.kind->kind)},
                    {"apiVersion", options_.kind->api_version(options_.version)},
-                   {"metadata", {{"resourceVersion", std::to_string(last_revision_.load())}}}};
+                   {"metadata", std::move(metadata)}};
     if (!stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n") &&
         stream_->overflowed()) {
       EndTooSlow();
     }
   }
+
+  void Fail(const Status& status) { stream_->Close(ErrorLine(status)); }
 
   void SendExpired(const Status& status) {
     stream_->Close(ErrorLine(Status(Reason::kGone, status.message())));
@@ -142,11 +151,19 @@ void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> cloc
       session->SendExpired(listed.status());
       return;
     }
+    if (from > listed->revision) {
+      // NotOlderThan a version the store has not reached.
+      Status too_large = TooLargeResourceVersion(from, listed->revision);
+      too_large.set_details({.retry_after_seconds = 1});
+      session->Fail(too_large);
+      return;
+    }
     for (const auto& kv : listed->items) {
       if (!options.filter.Matches(*options.kind, kv.value)) continue;
       if (!session->Send("ADDED", kv.value, kv.mod_revision, /*bounded=*/false)) return;
     }
     from = listed->revision;
+    if (options.initial_events_end_bookmark) session->SendBookmarkAt(from, true);
   }
   session->set_last_revision(from);
   auto handle = store->Watch(prefix, from, [weak](const std::vector<store::Event>& events) {

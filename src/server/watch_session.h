@@ -26,6 +26,10 @@ struct WatchOptions {
   ObjectFilter filter;
   ResponseFormat format;
   bool send_initial_state = false;
+  // Watch-list: after the initial state, a BOOKMARK annotated k8s.io/initial-events-end (asked
+  // with sendInitialEvents=true and allowWatchBookmarks=true). A from_revision the store has not
+  // reached ends such a watch with a 504 ERROR event.
+  bool initial_events_end_bookmark = false;
   int64_t from_revision = 0;
   bool bookmarks = false;
   std::optional<std::chrono::seconds> timeout;  // default: 30 to 60 minutes, as kube-apiserver

@@ -651,6 +651,13 @@ class Server:
         return Kubectl(self, version)
 
 
+def close_api_client(api_client) -> None:
+    """The official Python client's ApiClient.close() stops its thread pool; its connections stay
+    open unless cleared."""
+    api_client.close()
+    api_client.rest_client.pool_manager.clear()
+
+
 class ServerTestCase(unittest.TestCase):
     """Starts one server per test class (SERVER_ARGS), always cleaned up, and a keep-alive client."""
 

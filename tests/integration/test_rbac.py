@@ -36,7 +36,7 @@ import re
 import tempfile
 import unittest
 
-from tenure_testlib import ServerTestCase, core_path, lease_body, lease_path, write_token_file
+from tenure_testlib import ServerTestCase, close_api_client, core_path, lease_body, lease_path, write_token_file
 
 TOKENS = ("bob-token,bob,1002\n"
           "alice-token,alice,1001\n"
@@ -523,12 +523,6 @@ class ServiceAccountTokenTest(RbacServerTestCase):
 # =================================================================================================
 # 5. The official Python client
 # =================================================================================================
-
-def close_api_client(api_client) -> None:
-    """ApiClient.close() stops its thread pool; its connections stay open unless cleared."""
-    api_client.close()
-    api_client.rest_client.pool_manager.clear()
-
 
 class PythonClientTest(RbacServerTestCase):
     NS = "py"

@@ -1,0 +1,98 @@
+// Over the wire: answers that follow kube-apiserver where clients other than kubectl notice:
+// unknown-field warnings under the default field validation, dry-run creates, write options.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "server/test_server_fixture.h"
+
+namespace tenure::server::testing {
+namespace {
+
+using nlohmann::json;
+
+class ApiFidelityTest : public ServerFixture {
+ protected:
+  static constexpr const char* kLeases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+
+  static std::string LeaseWithUnknownField(const std::string& name, const std::string& rv = "") {
+    json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                  {"kind", "Lease"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"holderIdentity", "a"}, {"foo", 1}}}};
+    if (!rv.empty()) lease["metadata"]["resourceVersion"] = rv;
+    return lease.dump();
+  }
+};
+
+TEST_F(ApiFidelityTest, UnknownFieldsAreWarnedAboutUnlessIgnoredOrStrict) {
+  client::HttpConnection c(endpoint());
+  client::HttpReply created = Send(c, "POST", kLeases, LeaseWithUnknownField("warned"));
+  EXPECT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(created.headers["warning"], R"(299 - "unknown field \"spec.foo\"")");
+
+  // The warning comes with a refused update too (a Lease needs its resourceVersion).
+  client::HttpReply refused =
+      Send(c, "PUT", std::string(kLeases) + "/warned", LeaseWithUnknownField("warned"));
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_EQ(refused.headers["warning"], R"(299 - "unknown field \"spec.foo\"")");
+  const std::string rv = json::parse(created.body)["metadata"].value("resourceVersion", "");
+  client::HttpReply warn = Send(c, "PUT", std::string(kLeases) + "/warned?fieldValidation=Warn",
+                                LeaseWithUnknownField("warned", rv));
+  EXPECT_EQ(warn.status, 200) << warn.body;
+  EXPECT_EQ(warn.headers["warning"], R"(299 - "unknown field \"spec.foo\"")");
+
+  client::HttpReply ignored = Send(c, "POST", std::string(kLeases) + "?fieldValidation=Ignore",
+                                   LeaseWithUnknownField("ignored"));
+  EXPECT_EQ(ignored.status, 201) << ignored.body;
+  EXPECT_EQ(ignored.headers.count("warning"), 0u);
+
+  client::HttpReply strict = Send(c, "POST", std::string(kLeases) + "?fieldValidation=Strict",
+                                  LeaseWithUnknownField("strict"));
+  EXPECT_EQ(strict.status, 400);
+  EXPECT_EQ(strict.headers.count("warning"), 0u);
+
+  // A merge patch's unknown field is warned about too.
+  client::HttpReply patched = Send(c, "PATCH", std::string(kLeases) + "/warned",
+                                   R"({"spec":{"bar":true}})", "application/merge-patch+json");
+  EXPECT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(patched.headers["warning"], R"(299 - "unknown field \"spec.bar\"")");
+}
+
+TEST_F(ApiFidelityTest, ADryRunCreateIsNotStoredAndHasNoResourceVersion) {
+  client::HttpConnection c(endpoint());
+  const std::string lease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                            R"("metadata":{"generateName":"dry-"},"spec":{}})";
+  client::HttpReply reply = Send(c, "POST", std::string(kLeases) + "?dryRun=All", lease);
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  json object = json::parse(reply.body);
+  const json& meta = object["metadata"];
+  EXPECT_FALSE(meta.contains("resourceVersion")) << meta.dump();
+  EXPECT_TRUE(meta.contains("uid"));
+  EXPECT_TRUE(meta.contains("creationTimestamp"));
+  const std::string name = meta.value("name", "");
+  ASSERT_EQ(name.rfind("dry-", 0), 0u) << name;
+  int status = 0;
+  Call(c, "GET", std::string(kLeases) + "/" + name, "", &status);
+  EXPECT_EQ(status, 404);
+}
+
+TEST_F(ApiFidelityTest, BadWriteOptionsAre422OnTheOptionsKind) {
+  client::HttpConnection c(endpoint());
+  const std::string lease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                            R"("metadata":{"name":"o"},"spec":{}})";
+  client::HttpReply reply = Send(c, "POST", std::string(kLeases) + "?fieldValidation=warn", lease);
+  EXPECT_EQ(reply.status, 422);
+  EXPECT_EQ(json::parse(reply.body).value("message", ""),
+            R"(CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: )"
+            R"("warn": supported values: "", "Ignore", "Strict", "Warn")");
+  reply = Send(c, "PATCH", std::string(kLeases) + "/o", R"({"spec":{}})",
+               "application/apply-patch+yaml");
+  EXPECT_EQ(reply.status, 422);
+  EXPECT_EQ(json::parse(reply.body).value("message", ""),
+            R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is )"
+            R"(required for apply patch)");
+}
+
+}  // namespace
+}  // namespace tenure::server::testing
