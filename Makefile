@@ -10,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all bootstrap build demo test test-release test-asan test-tsan fuzz-build test-fuzz fuzz bench chaos format clean
+.PHONY: all bootstrap build demo test test-release test-asan test-tsan tsan-build tsan-store tsan-others fuzz-build test-fuzz fuzz bench chaos format clean
 
 all: build
 
@@ -36,14 +36,24 @@ test-asan: bootstrap
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) -j$(JOBS) --output-on-failure --timeout 900
 
-test-tsan: bootstrap
+test-tsan: tsan-build
+	@$(MAKE) --no-print-directory -j2 --output-sync=target tsan-store tsan-others
+
+tsan-build: bootstrap
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=thread > /dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test election_test coordination_test library_server_test
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/store/store_test
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/server/server_test
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/election/election_test
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/src/coordination/coordination_test
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/tests/cpp/library_server_test
+
+# Two lanes, each test's output printed whole when it ends: store_test (mostly waiting on etcd)
+# takes as long alone as the four others together.
+TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+tsan-store:
+	$(TSAN_ENV) $(TSAN_BUILD)/src/store/store_test
+
+tsan-others:
+	$(TSAN_ENV) $(TSAN_BUILD)/src/server/server_test
+	$(TSAN_ENV) $(TSAN_BUILD)/src/election/election_test
+	$(TSAN_ENV) $(TSAN_BUILD)/src/coordination/coordination_test
+	$(TSAN_ENV) $(TSAN_BUILD)/tests/cpp/library_server_test
 
 # Every fuzz target for FUZZ_TEST_SECONDS from its seed corpus (clang, ASan + UBSan).
 FUZZ_TEST_SECONDS ?= 20

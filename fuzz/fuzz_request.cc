@@ -3,9 +3,11 @@
 // selectors.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "server/http_request_reader.h"
+#include "server/patch.h"
 #include "server/query_options.h"
 #include "server/request_info.h"
 #include "server/selectors.h"
@@ -21,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)tenure::server::ListReadOf(*list, 1);
   }
   if (info.verb && !tenure::server::IsReadOnly(*info.verb)) {
-    const bool apply = request->header("content-type") == "application/apply-patch+yaml";
+    const bool apply = tenure::server::PatchTypeFromContentType(request->header("content-type")) ==
+                       std::optional(tenure::server::PatchType::kApply);
     (void)tenure::server::ParseWriteQuery(*request, *info.verb, apply).ok();
   }
   if (auto labels = tenure::server::LabelSelector::Parse(request->param("labelSelector"));

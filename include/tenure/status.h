@@ -80,6 +80,14 @@ class Status {
     return *this;
   }
 
+  // metav1.Status's metadata.continue: on a list's 410 for an expired continue token, the token
+  // that resumes the list from the same key at the latest revision (inconsistently).
+  const std::string& list_continue() const { return list_continue_; }
+  Status& set_list_continue(std::string token) {
+    list_continue_ = std::move(token);
+    return *this;
+  }
+
   bool IsNotFound() const { return reason_ == Reason::kNotFound; }
   bool IsConflict() const { return reason_ == Reason::kConflict; }
   bool IsAlreadyExists() const { return reason_ == Reason::kAlreadyExists; }
@@ -99,6 +107,7 @@ class Status {
   std::string message_;
   std::vector<StatusCause> causes_;
   StatusDetails details_;
+  std::string list_continue_;
 };
 
 // A value or the Status explaining why there is none.

@@ -235,4 +235,61 @@ Result<NamespaceList> NamespaceListFromJson(const json& in) {
   return DecodeList<Namespace>(internal::NamespaceKind(), in);
 }
 
+std::string Base64UrlEncode(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
+  }
+  if (bytes.size() - i == 1) {
+    uint32_t n = uint8_t(bytes[i]) << 16;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+  } else if (bytes.size() - i == 2) {
+    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8);
+    for (int shift : {18, 12, 6}) out += kAlphabet[(n >> shift) & 63];
+  }
+  return out;
+}
+
+std::optional<std::string> Base64UrlDecode(std::string_view text, size_t* bad_at) {
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    int v;
+    if (c >= 'A' && c <= 'Z') {
+      v = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      v = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      v = c - '0' + 52;
+    } else if (c == '-') {
+      v = 62;
+    } else if (c == '_') {
+      v = 63;
+    } else {
+      if (bad_at != nullptr) *bad_at = i;
+      return std::nullopt;
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  if (bits >= 6) {  // a dangling character is no whole byte
+    if (bad_at != nullptr) *bad_at = text.size() - 1;
+    return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace tenure::api

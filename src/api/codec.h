@@ -54,5 +54,9 @@ Result<NamespaceList> NamespaceListFromJson(const nlohmann::json& json);
 
 std::string Base64Encode(std::string_view bytes);
 std::optional<std::string> Base64Decode(std::string_view text);
+// Unpadded URL-safe base64 (Go's base64.RawURLEncoding). A decode failure sets *bad_at, when
+// given, to the offset of the first character that cannot be read, as Go reports it.
+std::string Base64UrlEncode(std::string_view bytes);
+std::optional<std::string> Base64UrlDecode(std::string_view text, size_t* bad_at = nullptr);
 
 }  // namespace tenure::api

@@ -155,7 +155,8 @@ const ObjectDescription& StatusObject() {
       .doc = "Status is a return value for calls that don't return other objects.",
       .fields = WithTypeMeta({
           field::Object("metadata", E::kAlways, ListMetaObject(), kStandardListMeta)
-              .OpenApiDefault(),
+              .OpenApiDefault()
+              .Bind<&ApiStatus::metadata>(),
           field::String("status", E::kOmitEmpty,
                         std::string("Status of the operation. One of: \"Success\" or "
                                     "\"Failure\". ") +

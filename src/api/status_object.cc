@@ -14,6 +14,7 @@ namespace {
 
 ApiStatus ToApiStatus(const Status& status) {
   ApiStatus out;
+  out.metadata.continue_token = status.list_continue();
   out.status = status.ok() ? "Success" : "Failure";
   out.message = status.message();
   out.reason = status.reason_name();
@@ -75,6 +76,7 @@ Status StatusFromResponse(int http_code, std::string_view body) {
                       .kind = std::move(details.kind),
                       .uid = std::move(details.uid),
                       .retry_after_seconds = details.retry_after_seconds});
+  status.set_list_continue(std::move(object.metadata.continue_token));
   return status;
 }
 

@@ -222,6 +222,7 @@ struct ApiStatusDetails {
 };
 
 struct ApiStatus {
+  ListMeta metadata;   // continue: see Status::list_continue
   std::string status;  // "Success" or "Failure"
   std::string message;
   std::string reason;  // "NotFound", ...; empty on success

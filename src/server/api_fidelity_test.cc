@@ -75,6 +75,45 @@ TEST_F(ApiFidelityTest, ADryRunCreateIsNotStoredAndHasNoResourceVersion) {
   int status = 0;
   Call(c, "GET", std::string(kLeases) + "/" + name, "", &status);
   EXPECT_EQ(status, 404);
+
+  // A name that is taken is AlreadyExists, dry run or not.
+  const std::string taken = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                            R"("metadata":{"name":"taken"},"spec":{}})";
+  ASSERT_EQ(Send(c, "POST", kLeases, taken).status, 201);
+  client::HttpReply again = Send(c, "POST", std::string(kLeases) + "?dryRun=All", taken);
+  EXPECT_EQ(again.status, 409) << again.body;
+  EXPECT_EQ(json::parse(again.body).value("message", ""),
+            R"(leases.coordination.k8s.io "taken" already exists)");
+}
+
+TEST_F(ApiFidelityTest, ADryRunDeleteChecksItsPreconditionAndDeletesNothing) {
+  client::HttpConnection c(endpoint());
+  const std::string lease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                            R"("metadata":{"name":"kept"},"spec":{}})";
+  client::HttpReply created = Send(c, "POST", kLeases, lease);
+  ASSERT_EQ(created.status, 201);
+  const std::string rv = json::parse(created.body)["metadata"].value("resourceVersion", "");
+  const std::string object = std::string(kLeases) + "/kept";
+  auto options = [](const std::string& precondition) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "DeleteOptions"},
+                {"dryRun", {"All"}},
+                {"preconditions", {{"resourceVersion", precondition}}}}
+        .dump();
+  };
+  client::HttpReply stale = Send(c, "DELETE", object, options(std::to_string(std::stoll(rv) + 7)));
+  EXPECT_EQ(stale.status, 409) << stale.body;
+  client::HttpReply current = Send(c, "DELETE", object, options(rv));
+  EXPECT_EQ(current.status, 200) << current.body;
+  // The body's DeleteOptions rule, as in kube: a dryRun in the query does not count with a body.
+  int status = 0;
+  Call(c, "GET", object, "", &status);
+  EXPECT_EQ(status, 200);
+  client::HttpReply deleted =
+      Send(c, "DELETE", object + "?dryRun=All", R"({"apiVersion":"v1","kind":"DeleteOptions"})");
+  EXPECT_EQ(deleted.status, 200) << deleted.body;
+  Call(c, "GET", object, "", &status);
+  EXPECT_EQ(status, 404);
 }
 
 TEST_F(ApiFidelityTest, BadWriteOptionsAre422OnTheOptionsKind) {

@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "api/ascii.h"
+
 namespace tenure::server {
 namespace {
 
@@ -14,24 +16,13 @@ std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 std::optional<std::string> BearerTokenOf(std::string_view authorization) {
   std::string_view value = TrimSpace(authorization);
   size_t space = value.find(' ');
   if (space == std::string_view::npos) return std::nullopt;  // one part: no token
-  if (!EqualsIgnoringCase(value.substr(0, space), "bearer")) return std::nullopt;
+  if (!api::EqualsIgnoringAsciiCase(value.substr(0, space), "bearer")) return std::nullopt;
   std::string_view rest = value.substr(space + 1);
   std::string_view token = rest.substr(0, rest.find(' '));
   if (token.empty()) return std::nullopt;  // "Bearer  x": kube ignores it, with a warning

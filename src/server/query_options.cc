@@ -1,29 +1,18 @@
 // Query parameters with kube-apiserver's conversion rules: booleans and Go integers.
 #include "server/query_options.h"
 
-#include <cctype>
 #include <limits>
 #include <vector>
 
+#include "api/ascii.h"
 #include "api/validation.h"
 
 namespace tenure::server {
 
 namespace {
 
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool GoBool(std::string_view value) {
-  return !(value == "0" || EqualsIgnoringCase(value, "false"));
+  return !(value == "0" || api::EqualsIgnoringAsciiCase(value, "false"));
 }
 
 std::string_view OptionsKind(Verb verb) {
@@ -62,23 +51,24 @@ Result<int64_t> ParseGoInt64(std::string_view text) {
     digits.remove_prefix(1);
   }
   if (digits.empty()) return failure("invalid syntax");
-  // Magnitudes up to 2^63 (INT64_MIN's) fit in uint64; larger ones are out of range, but Go
-  // reports bad syntax before range, so every byte is checked first.
-  for (char c : digits) {
-    if (c < '0' || c > '9') return failure("invalid syntax");
-  }
-  constexpr uint64_t kLimit = uint64_t{1} << 63;
+  // One pass as Go's ParseUint: a byte that is not a digit is bad syntax, unless the value has
+  // already passed uint64, which ends the parse at once as out of range.
   uint64_t magnitude = 0;
   for (char c : digits) {
+    if (c < '0' || c > '9') return failure("invalid syntax");
     const auto digit = static_cast<uint64_t>(c - '0');
-    if (magnitude > (kLimit - digit) / 10) return failure("value out of range");
+    if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
+      return failure("value out of range");
+    }
     magnitude = magnitude * 10 + digit;
   }
+  constexpr uint64_t kCutoff = uint64_t{1} << 63;  // INT64_MIN's magnitude
   if (negative) {
-    return magnitude == kLimit ? std::numeric_limits<int64_t>::min()
-                               : -static_cast<int64_t>(magnitude);
+    if (magnitude > kCutoff) return failure("value out of range");
+    return magnitude == kCutoff ? std::numeric_limits<int64_t>::min()
+                                : -static_cast<int64_t>(magnitude);
   }
-  if (magnitude == kLimit) return failure("value out of range");
+  if (magnitude >= kCutoff) return failure("value out of range");
   return static_cast<int64_t>(magnitude);
 }
 

@@ -71,9 +71,16 @@ TEST(ParseGoInt64Test, GoErrorTexts) {
             "strconv.ParseInt: parsing \"-9223372036854775809\": value out of range");
   EXPECT_EQ(message("99999999999999999999999"),
             "strconv.ParseInt: parsing \"99999999999999999999999\": value out of range");
-  // Syntax is judged before range, as Go does.
+  // Go parses in one pass: a value past uint64 is out of range before a later bad byte is seen,
+  // a bad byte before that is bad syntax.
   EXPECT_EQ(message("99999999999999999999999x"),
-            "strconv.ParseInt: parsing \"99999999999999999999999x\": invalid syntax");
+            "strconv.ParseInt: parsing \"99999999999999999999999x\": value out of range");
+  EXPECT_EQ(message("9x9999999999999999999999"),
+            "strconv.ParseInt: parsing \"9x9999999999999999999999\": invalid syntax");
+  EXPECT_EQ(message("18446744073709551615x"),
+            "strconv.ParseInt: parsing \"18446744073709551615x\": invalid syntax");
+  EXPECT_EQ(message("18446744073709551616"),
+            "strconv.ParseInt: parsing \"18446744073709551616\": value out of range");
   EXPECT_EQ(message("a\"b"), "strconv.ParseInt: parsing \"a\\\"b\": invalid syntax");
 }
 

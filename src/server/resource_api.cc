@@ -10,7 +10,9 @@
 #include "api/resource_version.h"
 #include "api/status_object.h"
 #include "server/before_write.h"
+#include "server/continue_token.h"
 #include "server/kind_strategy.h"
+#include "server/list_page.h"
 #include "server/object_meta.h"
 #include "server/object_text.h"
 #include "server/patch.h"
@@ -70,8 +72,10 @@ struct ResourceApi::Call {
   WriteContext write_context(store::Store& store, const Clock& clock) const {
     return {info, store, deadline, clock, &admit};
   }
+  // For the one decode of an attempt: an update or patch tried again reports its fields anew.
   api::DecodeOptions decode_options() {
     api::DecodeOptions options = DecodeOptionsOf(request);
+    unknown_fields.clear();
     if (warn_unknown_fields) options.unknown_fields = &unknown_fields;
     return options;
   }
@@ -190,38 +194,63 @@ void ResourceApi::Get(std::shared_ptr<Call> call) {
 }
 
 void ResourceApi::List(std::shared_ptr<Call> call) {
-  // Every list is one page (limit is not applied yet).
-  auto query = ParseListQuery(call->request, /*watch=*/false);
-  if (!query.ok()) return call->Fail(query.status());
+  // Selectors are read while the options are converted (400), before the options are
+  // validated (422).
   auto filter = ObjectFilter::FromRequest(*call->kind, call->request);
   if (!filter.ok()) return call->Fail(filter.status());
-  auto rv = ParseResourceVersion(call->request.param("resourceVersion"));
+  auto query = ParseListQuery(call->request, /*watch=*/false);
+  if (!query.ok()) return call->Fail(query.status());
+  const std::string rv_text = call->request.param("resourceVersion");
+  auto rv = ParseResourceVersion(rv_text);
   if (!rv.ok()) return call->Fail(rv.status());
-  auto listed = store_->List(StoragePrefix(*call->kind, call->info.namespace_));
-  if (!listed.ok()) return call->Fail(listed.status());
-  // The store reads its current state only: an exact older version is gone as if compacted,
-  // and a version not reached yet is answered at once, as kube-apiserver's etcd storage does.
+  const std::string prefix = StoragePrefix(*call->kind, call->info.namespace_);
   const ListRead read = ListReadOf(*query, *rv);
-  if (read != ListRead::kCurrent && *rv > listed->revision) {
-    return call->Fail(TooLargeResourceVersion(*rv, listed->revision));
+
+  store::ListOptions options;
+  const std::string continue_text = call->request.param("continue");
+  if (!continue_text.empty()) {
+    auto token = DecodeContinue(continue_text, prefix);
+    if (!token.ok()) return call->Fail(token.status());
+    if (*rv != 0) {
+      return call->Fail(
+          Status::BadRequest("specifying resource version is not allowed when using continue"));
+    }
+    options.revision = std::max<int64_t>(token->revision, 0);  // -1: at the latest revision
+    options.start_key = std::move(token->start_key);
+  } else if (read == ListRead::kExact) {
+    options.revision = *rv;
   }
-  if (read == ListRead::kExact && *rv < listed->revision) {
-    return call->Fail(Status::Gone("The resourceVersion for the provided list is too old."));
+  // resourceVersion "0" is served whole, as kube-apiserver's watch cache does (limit ignored).
+  const int64_t limit =
+      (continue_text.empty() && !rv_text.empty() && *rv == 0) ? 0 : query->limit.value_or(0);
+  auto page =
+      ReadListPage(*store_, *call->kind, prefix, *filter, options, std::max<int64_t>(limit, 0));
+  if (!page.ok()) {
+    if (page.status().IsGone()) {
+      return call->Fail(
+          !continue_text.empty()
+              ? ExpiredContinue(prefix, options.start_key)
+              : Status::Gone("The resourceVersion for the provided list is too old."));
+    }
+    return call->Fail(page.status());
+  }
+  // A version the store has not reached is answered at once, as kube-apiserver's etcd storage
+  // does (its watch cache waits up to 3 s first).
+  if (read != ListRead::kCurrent && continue_text.empty() && *rv > page->revision) {
+    return call->Fail(TooLargeResourceVersion(*rv, page->revision));
   }
   std::vector<const store::KeyValue*> items;
-  items.reserve(listed->items.size());
-  for (const auto& kv : listed->items) {
-    if (filter->Matches(*call->kind, kv.value)) items.push_back(&kv);
-  }
+  items.reserve(page->items.size());
+  for (const auto& kv : page->items) items.push_back(&kv);
   call->ReplyObject(200, RenderList(call->format, *call->kind, call->info.version, items,
-                                    listed->revision, *clock_));
+                                    page->revision, *clock_, page->meta));
 }
 
 void ResourceApi::Watch(std::shared_ptr<Call> call) {
-  auto query = ParseListQuery(call->request, /*watch=*/true);
-  if (!query.ok()) return call->Fail(query.status());
   auto filter = ObjectFilter::FromRequest(*call->kind, call->request);
   if (!filter.ok()) return call->Fail(filter.status());
+  auto query = ParseListQuery(call->request, /*watch=*/true);
+  if (!query.ok()) return call->Fail(query.status());
   std::string rv_text = call->request.param("resourceVersion");
   auto rv = ParseResourceVersion(rv_text);
   if (!rv.ok()) return call->Fail(rv.status());
@@ -255,12 +284,18 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
   if (!s.ok()) return call->Fail(s);
   std::string name = object["metadata"]["name"].get<std::string>();
   std::string value = object.dump();
+  const std::string key = StorageKey(*call->kind, call->info.namespace_, name);
   if (call->dry_run) {
-    // Never stored, so no resourceVersion (kube's dry-run create leaves it empty).
+    // As kube's dry-run storage: AlreadyExists if the key is taken; otherwise never stored, so
+    // no resourceVersion (kube leaves it empty).
+    auto existing = store_->GetBefore(key, call->deadline);
+    if (existing.ok()) return call->Fail(StoreError(Status::AlreadyExists(""), *call->kind, name));
+    if (!existing.status().IsNotFound()) {
+      return call->Fail(StoreError(existing.status(), *call->kind, name));
+    }
     return call->ReplyStored(201, value, 0, *clock_);
   }
-  store::WriteOp op{store::WriteOp::Kind::kCreate,
-                    StorageKey(*call->kind, call->info.namespace_, name), value, 0, call->deadline};
+  store::WriteOp op{store::WriteOp::Kind::kCreate, key, value, 0, call->deadline};
   store_->Write(std::move(op), [call, name, clock = clock_](Result<store::KeyValue> r) {
     if (!r.ok()) return call->Fail(StoreError(r.status(), *call->kind, name));
     call->ReplyStoredLater(201, std::move(*r), clock);
@@ -461,6 +496,8 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
         expected_uid = uid->get<std::string>();
       }
     }
+    // With a body, kube reads the DeleteOptions from the body only.
+    call->dry_run = false;
     if (options->contains("dryRun")) {
       const json& d = (*options)["dryRun"];
       if (d.is_array() && !d.empty()) call->dry_run = true;
@@ -484,6 +521,10 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
                        .kind = std::string(kind.resource),
                        .uid = uid});
   if (call->dry_run) {
+    // The resourceVersion precondition is checked as the delete itself would (a conflict).
+    if (expected != 0 && expected != existing->mod_revision) {
+      return call->Fail(StoreError(Status::Conflict(""), kind, call->info.name));
+    }
     return call->ReplyObject(200, api::StatusToJsonText(success));
   }
   // Without a precondition kube deletes whatever is there now: an unconditional delete.

@@ -42,7 +42,11 @@ class KnowingStore : public store::Store {
     if (it == known_.end() || it->second.mod_revision != revision) return std::nullopt;
     return it->second;
   }
-  Result<store::ListResult> List(std::string_view prefix) override { return inner_->List(prefix); }
+  using store::Store::List;
+  Result<store::ListResult> List(std::string_view prefix,
+                                 const store::ListOptions& options) override {
+    return inner_->List(prefix, options);
+  }
   int64_t CurrentRevision() override { return inner_->CurrentRevision(); }
   void Write(store::WriteOp op, store::WriteCallback done) override {
     std::function<void()> before;

@@ -61,10 +61,24 @@ json TableRow(const ResponseFormat& format, const api::KindInfo& kind, const jso
   return row;
 }
 
-json Table(const api::KindInfo& kind, int64_t revision, json rows) {
+// A list's metadata, in ListMeta's field order.
+std::string ListMetaText(int64_t revision, const ListPageMeta& page) {
+  std::string out = "{\"resourceVersion\":\"" + std::to_string(revision) + "\"";
+  if (!page.continue_token.empty()) out += ",\"continue\":" + json(page.continue_token).dump();
+  if (page.remaining_item_count) {
+    out += ",\"remainingItemCount\":" + std::to_string(*page.remaining_item_count);
+  }
+  return out + "}";
+}
+
+json ListMetaJson(int64_t revision, const ListPageMeta& page) {
+  return json::parse(ListMetaText(revision, page));
+}
+
+json Table(const api::KindInfo& kind, int64_t revision, json rows, const ListPageMeta& page = {}) {
   return {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},
-          {"metadata", {{"resourceVersion", std::to_string(revision)}}},
+          {"metadata", ListMetaJson(revision, page)},
           {"columnDefinitions", StrategyFor(kind).TableColumns()},
           {"rows", std::move(rows)}};
 }
@@ -125,8 +139,7 @@ std::string RenderObject(const ResponseFormat& format, const api::KindInfo& kind
 
 std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
                        const std::string& version, const std::vector<const store::KeyValue*>& items,
-                       int64_t list_revision, const Clock& clock) {
-  std::string rv = std::to_string(list_revision);
+                       int64_t list_revision, const Clock& clock, const ListPageMeta& page) {
   if (format.as == ResponseFormat::As::kObject) {
     // Assembled as text: a list of 100,000 leases is not parsed again.
     std::string out = "{\"apiVersion\":\"" + kind.api_version(version) + "\",\"items\":[";
@@ -137,7 +150,7 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
       out += ObjectText(kind, version, kv->value, kv->mod_revision);
     }
     out += "],\"kind\":\"" + std::string(kind.list_kind) +
-           "\",\"metadata\":{\"resourceVersion\":\"" + rv + "\"}}";
+           "\",\"metadata\":" + ListMetaText(list_revision, page) + "}";
     return out;
   }
   json rows = json::array();
@@ -151,10 +164,10 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
     }
   }
   if (format.as == ResponseFormat::As::kTable)
-    return Table(kind, list_revision, std::move(rows)).dump();
+    return Table(kind, list_revision, std::move(rows), page).dump();
   return json{{"kind", "PartialObjectMetadataList"},
               {"apiVersion", "meta.k8s.io/v1"},
-              {"metadata", {{"resourceVersion", rv}}},
+              {"metadata", ListMetaJson(list_revision, page)},
               {"items", std::move(partial_items)}}
       .dump();
 }

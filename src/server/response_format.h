@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,15 @@ HttpResponse ErrorResponse(const Status& status);
 std::string RenderObject(const ResponseFormat& format, const api::KindInfo& kind,
                          const std::string& version, const std::string& stored, int64_t revision,
                          const Clock& clock);
+// What a page of a paginated list adds to its metadata: the token of the next page (none on the
+// last) and, when known, how many items follow.
+struct ListPageMeta {
+  std::string continue_token;
+  std::optional<int64_t> remaining_item_count;
+};
 std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
                        const std::string& version, const std::vector<const store::KeyValue*>& items,
-                       int64_t list_revision, const Clock& clock);
+                       int64_t list_revision, const Clock& clock, const ListPageMeta& page = {});
 
 // Label and field selectors of a list, watch or deletecollection request.
 class ObjectFilter {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/canonical_json.h"
+#include "api/codec.h"
 #include "server/credentials.h"
 
 namespace tenure::server {
@@ -20,55 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kCoordinateBytes = 32;  // P-256
-
-std::string Base64Url(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
-  }
-  if (bytes.size() - i == 1) {
-    uint32_t n = uint8_t(bytes[i]) << 16;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-  } else if (bytes.size() - i == 2) {
-    uint32_t n = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8);
-    for (int shift : {18, 12, 6}) out += kAlphabet[(n >> shift) & 63];
-  }
-  return out;
-}
-
-std::optional<std::string> FromBase64Url(std::string_view text) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '-')
-      v = 62;
-    else if (c == '_')
-      v = 63;
-    else
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  if (bits >= 6) return std::nullopt;  // a dangling character is no whole byte
-  return out;
-}
 
 std::string Sha256(std::string_view bytes) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -122,7 +74,7 @@ Result<std::shared_ptr<ServiceAccountTokens>> ServiceAccountTokens::Open(
   unsigned char* der = nullptr;
   int n = i2d_PUBKEY(pkey, &der);
   if (n <= 0) return Status::Internal("cannot encode the service account public key");
-  tokens->key_id_ = Base64Url(Sha256(std::string_view(reinterpret_cast<char*>(der), n)));
+  tokens->key_id_ = api::Base64UrlEncode(Sha256(std::string_view(reinterpret_cast<char*>(der), n)));
   OPENSSL_free(der);
   return tokens;
 }
@@ -139,7 +91,8 @@ std::string ServiceAccountTokens::Sign(const ServiceAccountClaims& c) const {
       {"jti", c.id},
       {"kubernetes.io",
        {{"namespace", c.namespace_}, {"serviceaccount", {{"name", c.name}, {"uid", c.uid}}}}}};
-  std::string signing_input = Base64Url(header.dump()) + "." + Base64Url(payload.dump());
+  std::string signing_input =
+      api::Base64UrlEncode(header.dump()) + "." + api::Base64UrlEncode(payload.dump());
   // OpenSSL signs DER (r, s); JOSE wants r and s as two fixed-size big-endian numbers.
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   size_t der_size = 0;
@@ -160,7 +113,7 @@ std::string ServiceAccountTokens::Sign(const ServiceAccountClaims& c) const {
   BN_bn2binpad(ECDSA_SIG_get0_s(sig),
                reinterpret_cast<unsigned char*>(raw.data()) + kCoordinateBytes, kCoordinateBytes);
   ECDSA_SIG_free(sig);
-  return signing_input + "." + Base64Url(raw);
+  return signing_input + "." + api::Base64UrlEncode(raw);
 }
 
 Result<ServiceAccountClaims> ServiceAccountTokens::Verify(std::string_view token,
@@ -170,9 +123,9 @@ Result<ServiceAccountClaims> ServiceAccountTokens::Verify(std::string_view token
   if (first == std::string_view::npos || second == std::string_view::npos) {
     return Invalid("not a JWT");
   }
-  auto header_bytes = FromBase64Url(token.substr(0, first));
-  auto payload_bytes = FromBase64Url(token.substr(first + 1, second - first - 1));
-  auto signature = FromBase64Url(token.substr(second + 1));
+  auto header_bytes = api::Base64UrlDecode(token.substr(0, first));
+  auto payload_bytes = api::Base64UrlDecode(token.substr(first + 1, second - first - 1));
+  auto signature = api::Base64UrlDecode(token.substr(second + 1));
   if (!header_bytes || !payload_bytes || !signature) return Invalid("malformed JWT");
   json header = json::parse(*header_bytes, nullptr, false);
   json payload = json::parse(*payload_bytes, nullptr, false);

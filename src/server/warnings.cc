@@ -33,11 +33,8 @@ std::string FirstCharacters(const std::string& text, size_t length) {
   return text;
 }
 
-size_t Characters(const std::string& text) {
-  size_t count = 0;
-  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
-  return count;
-}
+// A header value: `299 - "<text>"`.
+std::string Header(const std::string& text) { return "299 - " + Quoted(text); }
 
 }  // namespace
 
@@ -54,19 +51,22 @@ std::vector<std::pair<std::string, std::string>> WarningHeaders(
     const std::vector<std::string>& texts) {
   std::vector<std::string> distinct;
   std::set<std::string> seen;
-  size_t total = 0;
+  size_t written = 0;
   for (const std::string& text : texts) {
     if (!seen.insert(text).second) continue;
     distinct.push_back(text);
-    total += Characters(text);
+    written += Header(text).size();
   }
+  // kube's recorder: every header while they fit; once they do not, each text cut, and headers
+  // added while what is written before them is under the limit.
+  const bool truncating = written > kTotalLimit;
   std::vector<std::pair<std::string, std::string>> headers;
-  size_t sent = 0;
+  written = 0;
   for (const std::string& text : distinct) {
-    const std::string shown = total > kTotalLimit ? FirstCharacters(text, kTruncatedLength) : text;
-    sent += Characters(shown);
-    if (sent > kTotalLimit) break;  // even cut, the rest would not fit
-    headers.emplace_back("Warning", "299 - " + Quoted(shown));
+    if (truncating && written >= kTotalLimit) break;
+    std::string header = Header(truncating ? FirstCharacters(text, kTruncatedLength) : text);
+    written += header.size();
+    headers.emplace_back("Warning", std::move(header));
   }
   return headers;
 }

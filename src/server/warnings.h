@@ -11,9 +11,9 @@ namespace tenure::server {
 // `unknown field "spec.foo"` for each path, in order, repeated paths once.
 std::vector<std::string> UnknownFieldWarnings(const std::vector<std::string>& paths);
 
-// ("Warning", `299 - "<text>"`) for each distinct text, quotes and backslashes escaped. Past 4096
-// characters in all, each text is cut to 256, and what still does not fit is left out (kube's
-// limits on what one response carries).
+// ("Warning", `299 - "<text>"`) for each distinct text, quotes and backslashes escaped. When the
+// headers exceed 4096 bytes in all, each text is cut to 256 characters and headers are added only
+// while less than 4096 bytes came before them (kube's limits on what one response carries).
 std::vector<std::pair<std::string, std::string>> WarningHeaders(
     const std::vector<std::string>& texts);
 

@@ -76,13 +76,16 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
 
   // A BOOKMARK: an empty object of the watched kind with only its resourceVersion (and, at the
   // end of a watch-list's initial events, the annotation that says so).
+  // The initial-events-end bookmark follows the unbounded initial state and is unbounded too: a
+  // large collection must not end the watch-list as a slow reader.
   void SendBookmarkAt(int64_t revision, bool initial_events_end) {
     json metadata = {{"resourceVersion", std::to_string(revision)}};
     if (initial_events_end) metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
     json object = {{"kind", std::string(options_.kind->kind)},
                    {"apiVersion", options_.kind->api_version(options_.version)},
                    {"metadata", std::move(metadata)}};
-    if (!stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n") &&
+    if (!stream_->Write(json{{"type", "BOOKMARK"}, {"object", std::move(object)}}.dump() + "\n",
+                        /*bounded=*/!initial_events_end) &&
         stream_->overflowed()) {
       EndTooSlow();
     }

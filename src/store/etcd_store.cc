@@ -92,28 +92,47 @@ std::optional<KeyValue> EtcdStore::KnownValue(std::string_view key, int64_t mod_
   return impl_->known.Lookup(key, mod_revision);
 }
 
-Result<ListResult> EtcdStore::List(std::string_view prefix) {
+Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& options) {
   ListResult result;
+  result.revision = options.revision;
   auto range = impl_->EtcdRange(prefix);
   if (!range) {
+    if (result.revision != 0) return result;
     auto revision = impl_->FetchRevision();
     if (!revision.ok()) return revision.status();
     result.revision = *revision;
     return result;
   }
-  // Pages of one snapshot: the first page fixes the revision, the next ones read at it.
   std::string start = range->first;
+  if (options.start_key > prefix) {
+    auto key = impl_->EtcdKey(options.start_key);
+    if (!key.ok()) return key.status();
+    start = std::max(start, *key);
+  }
+  const int64_t limit = std::max<int64_t>(options.limit, 0);
+  // Pages of one snapshot: the first page fixes the revision, the next ones read at it.
   while (true) {
+    const int64_t want = limit == 0 ? impl_->options.list_page_size
+                                    : limit - static_cast<int64_t>(result.items.size());
     pb::RangeRequest request;
     request.set_key(start);
     request.set_range_end(range->second);
-    request.set_limit(impl_->options.list_page_size);
+    request.set_limit(want);
     request.set_revision(result.revision);
     auto response = impl_->Range(std::move(request));
-    if (!response.ok()) return response.status();
+    if (!response.ok()) {
+      // etcd says "required revision is a future revision" as OutOfRange.
+      return response.status();
+    }
     if (result.revision == 0) result.revision = response->header().revision();
     for (const mvccpb::KeyValue& kv : response->kvs())
       result.items.push_back(impl_->ToKeyValue(kv));
+    // `count` is every key of the requested range, the returned ones included.
+    const int64_t rest = response->count() - response->kvs_size();
+    if (limit != 0 && static_cast<int64_t>(result.items.size()) >= limit) {
+      result.remaining = rest;
+      break;
+    }
     if (!response->more() || response->kvs_size() == 0) break;
     start = response->kvs(response->kvs_size() - 1).key() + std::string(1, '\0');
   }

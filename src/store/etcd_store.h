@@ -109,7 +109,8 @@ class EtcdStore : public Store {
   Result<KeyValue> GetBefore(std::string_view key, Deadline deadline) override;
   // From the versions this replica wrote or saw on its watch (see KnownValues).
   std::optional<KeyValue> KnownValue(std::string_view key, int64_t mod_revision) override;
-  Result<ListResult> List(std::string_view prefix) override;
+  using Store::List;
+  Result<ListResult> List(std::string_view prefix, const ListOptions& options) override;
   // Asks etcd (the store's revision includes every replica's writes). 0 when unreachable.
   int64_t CurrentRevision() override;
   bool ReadsBlock() const override { return true; }

@@ -188,6 +188,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
   if (Status s = store->Load(); !s.ok()) return s;
   store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_,
                                            options.watch_history_bytes);
+  store->history_ = std::make_unique<RevisionHistory>(
+      options.watch_history_capacity, options.watch_history_bytes, store->revision_);
   store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
   return store;
 }
@@ -259,15 +261,51 @@ Result<KeyValue> SqliteStore::Get(std::string_view key) {
   return KeyValue{it->first, it->second.value, it->second.create_revision, it->second.mod_revision};
 }
 
-Result<ListResult> SqliteStore::List(std::string_view prefix) {
+Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions& options) {
   ListResult result;
+  const std::string_view from = std::max(prefix, std::string_view(options.start_key));
+  const auto limit = static_cast<uint64_t>(std::max<int64_t>(options.limit, 0));
+  // Appends an item while the page has room; counts it as remaining afterwards.
+  auto add = [&](const std::string& key, const std::string& value, int64_t created,
+                 int64_t modified) {
+    if (limit != 0 && result.items.size() >= limit) {
+      ++result.remaining;
+      return;
+    }
+    result.items.push_back(KeyValue{key, value, created, modified});
+  };
+  auto add_current = [&](const auto& it) {
+    add(it->first, it->second.value, it->second.create_revision, it->second.mod_revision);
+  };
   std::shared_lock lock(data_mu_);
-  for (auto it = data_.lower_bound(prefix);
-       it != data_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
-    result.items.push_back(
-        KeyValue{it->first, it->second.value, it->second.create_revision, it->second.mod_revision});
-  }
   result.revision = revision_;
+  auto it = data_.lower_bound(from);
+  auto in_range = [&] {
+    return it != data_.end() && std::string_view(it->first).starts_with(prefix);
+  };
+  if (options.revision == 0 || options.revision == revision_) {
+    for (; in_range(); ++it) add_current(it);
+    return result;
+  }
+  if (options.revision > revision_) {
+    return Status::BadRequest("revision " + std::to_string(options.revision) +
+                              " is in the future (current " + std::to_string(revision_) + ")");
+  }
+  if (options.revision < history_->OldestReadable()) {
+    return Status::Gone("too old resource version: " + std::to_string(options.revision) + " (" +
+                        std::to_string(history_->OldestReadable()) + ")");
+  }
+  // The current state, with each key written since then as it was: both walks are in key order.
+  result.revision = options.revision;
+  history_->ForEachChangedSince(options.revision, prefix, from,
+                                [&](const std::string& key, const std::optional<KeyValue>& then) {
+                                  for (; in_range() && it->first < key; ++it) add_current(it);
+                                  if (in_range() && it->first == key) ++it;
+                                  if (then)
+                                    add(key, then->value, then->create_revision,
+                                        then->mod_revision);
+                                });
+  for (; in_range(); ++it) add_current(it);
   return result;
 }
 
@@ -418,6 +456,7 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
     if (status.ok()) {
       commits_.fetch_add(1);
       std::unique_lock lock(data_mu_);
+      RecordHistory(events);
       for (auto& [key, entry] : overlay) {
         if (entry) {
           data_.insert_or_assign(key, std::move(*entry));
@@ -452,6 +491,23 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
 
   for (size_t i = 0; i < batch.size(); ++i) {
     if (batch[i].done) batch[i].done(std::move(results[i]));
+  }
+}
+
+void SqliteStore::RecordHistory(const std::vector<Event>& events) {
+  // What each write replaced: the committed entry for a key's first write of the batch (moved
+  // out: the batch's overlay replaces it next), the batch's earlier write to it for the others.
+  std::unordered_map<std::string_view, const Event*> earlier;
+  for (const Event& event : events) {
+    std::optional<KeyValue> previous;
+    if (auto e = earlier.find(event.kv.key); e != earlier.end()) {
+      if (e->second->type != Event::Type::kDeleted) previous = e->second->kv;
+    } else if (auto it = data_.find(event.kv.key); it != data_.end()) {
+      previous = KeyValue{it->first, std::move(it->second.value), it->second.create_revision,
+                          it->second.mod_revision};
+    }
+    earlier[event.kv.key] = &event;
+    history_->Record(event.kv.mod_revision, event.kv.key, std::move(previous));
   }
 }
 

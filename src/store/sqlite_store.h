@@ -14,7 +14,8 @@
 //   coalescing VFS over the default one; nothing is acknowledged before the fsync).
 // - The revision is stored in its own table, so it never goes backwards across restarts, even
 //   after the newest key was deleted. The watch history starts empty at Open: a watch from an
-//   older revision is Gone.
+//   older revision is Gone. So does the revision history (what each write replaced, as many
+//   writes and bytes as the watch history keeps) that lists at an earlier revision read.
 // - The database is opened in exclusive locking mode: a second process cannot open it while this
 //   store is open.
 // Threads: write callbacks run on the writer thread, event callbacks on the WatchHub dispatcher
@@ -38,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/revision_history.h"
 #include "store/store.h"
 #include "store/watch_hub.h"
 #include "tenure/status.h"
@@ -64,7 +66,8 @@ class SqliteStore : public Store {
 
   void Close() override;
   Result<KeyValue> Get(std::string_view key) override;
-  Result<ListResult> List(std::string_view prefix) override;
+  using Store::List;
+  Result<ListResult> List(std::string_view prefix, const ListOptions& options) override;
   int64_t CurrentRevision() override;
   void Write(WriteOp op, WriteCallback done) override;
   Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
@@ -103,6 +106,9 @@ class SqliteStore : public Store {
   // Writes the batch's events and the new revision in one transaction; OK once committed. On
   // failure the transaction is rolled back.
   Status Persist(const std::vector<Event>& events, int64_t new_revision);
+  // Records what each committed event replaced in history_, before the batch is applied to
+  // data_ (under data_mu_).
+  void RecordHistory(const std::vector<Event>& events);
   // Ends an open transaction; marks the store failed when the disk state is then unknown.
   Status Rollback();
   int64_t ReadStoredRevision(Status* status);
@@ -111,9 +117,11 @@ class SqliteStore : public Store {
   sqlite3* db_ = nullptr;  // used only by the writer thread after Open
   std::unique_ptr<Statements> statements_;
 
-  mutable std::shared_mutex data_mu_;  // guards data_ and revision_ (writer-thread reads need none)
+  // Guards data_, revision_ and history_ (writer-thread reads need none).
+  mutable std::shared_mutex data_mu_;
   std::map<std::string, Entry, std::less<>> data_;
   int64_t revision_ = 0;
+  std::unique_ptr<RevisionHistory> history_;
 
   std::unique_ptr<WatchHub> hub_;
 

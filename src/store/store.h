@@ -9,7 +9,9 @@
 //   order.
 // - Create fails with AlreadyExists, Update/Delete with NotFound when the key is absent, and with
 //   Conflict when expected_revision is non-zero and differs from the key's mod_revision.
-// - Reads (Get, List) see only acknowledged writes. List returns the revision it reflects.
+// - Reads (Get, List) see only acknowledged writes. List returns the revision it reflects. A list
+//   may also read as of an earlier revision while the store still keeps the writes after it
+//   (Gone once they were compacted or dropped), and a page of it: from a key, at most so many.
 // - Watch(prefix, from) delivers every change to keys under prefix with revision > from, in
 //   revision order, without gaps or duplicates, first from history then live. When `from` is
 //   older than the kept history it fails with Gone ("too old resource version").
@@ -40,6 +42,16 @@ struct KeyValue {
 struct ListResult {
   std::vector<KeyValue> items;  // ordered by key
   int64_t revision = 0;         // the store revision this list reflects
+  int64_t remaining = 0;        // keys of the range after the last item (a page's rest)
+};
+
+// Which part of a prefix's keys a List reads, and as of when.
+struct ListOptions {
+  // The state right after the write of this revision; 0: the current state. Gone when the store
+  // no longer keeps the writes after it; BadRequest when the store has not reached it.
+  int64_t revision = 0;
+  std::string start_key;  // the first key to consider (under the prefix); "": the prefix's first
+  int64_t limit = 0;      // at most this many items (the rest is counted in `remaining`); 0: all
 };
 
 // When the caller stops waiting for an operation (a request's deadline, e.g. the client's
@@ -95,7 +107,9 @@ class Store {
     (void)mod_revision;
     return std::nullopt;
   }
-  virtual Result<ListResult> List(std::string_view prefix) = 0;
+  virtual Result<ListResult> List(std::string_view prefix, const ListOptions& options) = 0;
+  // Every key under prefix, now.
+  Result<ListResult> List(std::string_view prefix) { return List(prefix, ListOptions{}); }
   // The revision of the last acknowledged write.
   virtual int64_t CurrentRevision() = 0;
 

@@ -232,6 +232,99 @@ TEST_P(StoreConformanceTest, ListIsOrderedByKeyAndCarriesItsRevision) {
   EXPECT_EQ(none->revision, store_->CurrentRevision());
 }
 
+std::vector<std::string> KeysOf(const ListResult& list) {
+  std::vector<std::string> keys;
+  for (const KeyValue& kv : list.items) keys.push_back(kv.key);
+  return keys;
+}
+
+TEST_P(StoreConformanceTest, ListPagesCountTheRestAndResumeAtTheFirstPagesRevision) {
+  for (const char* name : {"a", "b", "c", "d", "e"}) {
+    MustWrite(Create(std::string("/registry/things/ns/") + name, name));
+  }
+  MustWrite(Create("/registry/things/other/z", "z"));
+  auto first = store_->List("/registry/things/ns/", {.limit = 2});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(KeysOf(*first),
+            (std::vector<std::string>{"/registry/things/ns/a", "/registry/things/ns/b"}));
+  EXPECT_EQ(first->remaining, 3);
+  const int64_t at = first->revision;
+  EXPECT_EQ(at, store_->CurrentRevision());
+
+  // Changes after the first page are not seen by the next ones.
+  KeyValue c_before = *store_->Get("/registry/things/ns/c");
+  MustWrite(Update("/registry/things/ns/c", "c2"));
+  MustWrite(Delete("/registry/things/ns/d"));
+  MustWrite(Create("/registry/things/ns/bb", "bb"));
+  MustWrite(Create("/registry/things/ns/f", "f"));
+  MustWrite(Update("/registry/things/ns/c", "c3"));
+
+  auto second = store_->List(
+      "/registry/things/ns/",
+      {.revision = at, .start_key = std::string("/registry/things/ns/b") + '\0', .limit = 2});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->revision, at);
+  ASSERT_EQ(KeysOf(*second),
+            (std::vector<std::string>{"/registry/things/ns/c", "/registry/things/ns/d"}));
+  EXPECT_EQ(second->items[0].value, "c");
+  EXPECT_EQ(second->items[0].mod_revision, c_before.mod_revision);
+  EXPECT_EQ(second->items[0].create_revision, c_before.create_revision);
+  EXPECT_EQ(second->remaining, 1);
+  auto last = store_->List("/registry/things/ns/",
+                           {.revision = at, .start_key = "/registry/things/ns/d\x01", .limit = 2});
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(KeysOf(*last), (std::vector<std::string>{"/registry/things/ns/e"}));
+  EXPECT_EQ(last->remaining, 0);
+
+  auto now = store_->List("/registry/things/ns/");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(KeysOf(*now),
+            (std::vector<std::string>{"/registry/things/ns/a", "/registry/things/ns/b",
+                                      "/registry/things/ns/bb", "/registry/things/ns/c",
+                                      "/registry/things/ns/e", "/registry/things/ns/f"}));
+  EXPECT_EQ(now->items[3].value, "c3");
+  EXPECT_EQ(now->remaining, 0);
+}
+
+TEST_P(StoreConformanceTest, ListAtAnEarlierRevisionSeesThatState) {
+  MustWrite(Create("/registry/things/kept", "1"));
+  KeyValue changed = MustWrite(Create("/registry/things/changed", "old"));
+  KeyValue deleted = MustWrite(Create("/registry/things/deleted", "d"));
+  const int64_t at = store_->CurrentRevision();
+  MustWrite(Update("/registry/things/changed", "new"));
+  MustWrite(Delete("/registry/things/deleted"));
+  MustWrite(Create("/registry/things/added", "a"));
+  MustWrite(Create("/registry/things/deleted", "again"));
+  auto then = store_->List("/registry/things/", {.revision = at});
+  ASSERT_TRUE(then.ok()) << then.status().ToString();
+  EXPECT_EQ(then->revision, at);
+  ASSERT_EQ(KeysOf(*then),
+            (std::vector<std::string>{"/registry/things/changed", "/registry/things/deleted",
+                                      "/registry/things/kept"}));
+  EXPECT_EQ(then->items[0].value, "old");
+  EXPECT_EQ(then->items[0].mod_revision, changed.mod_revision);
+  EXPECT_EQ(then->items[1].value, "d");
+  EXPECT_EQ(then->items[1].create_revision, deleted.create_revision);
+  // Each revision in between, too: right after the update, before the delete.
+  auto between = store_->List("/registry/things/", {.revision = at + 1});
+  ASSERT_TRUE(between.ok());
+  EXPECT_EQ(between->items[0].value, "new");
+  EXPECT_EQ(between->items.size(), 3u);
+}
+
+TEST_P(StoreConformanceTest, ListAtAForgottenOrFutureRevisionFails) {
+  int64_t from = MustWrite(Create("/registry/things/a", "1")).mod_revision;
+  MustWrite(Update("/registry/things/a", "2"));
+  backend_->ForgetHistoryThrough(*store_, from);
+  auto old = store_->List("/registry/things/", {.revision = from});
+  EXPECT_TRUE(old.status().IsGone()) << old.status().ToString();
+  auto future = store_->List("/registry/things/", {.revision = store_->CurrentRevision() + 5});
+  EXPECT_EQ(future.status().reason(), Reason::kBadRequest) << future.status().ToString();
+  auto current = store_->List("/registry/things/", {.revision = store_->CurrentRevision()});
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(current->items.at(0).value, "2");
+}
+
 TEST_P(StoreConformanceTest, WatchReplaysHistoryThenLiveInOrderWithoutGapsOrDuplicates) {
   // A revision from an earlier write (from 0 would mean "from now").
   int64_t from = MustWrite(Create("/registry/other/seed", "x")).mod_revision;

@@ -10,11 +10,16 @@ query parameters and paths as kube-apiserver does.
 - Integers: a `limit` or `timeoutSeconds` that is not one is 400 with Go's error.
 - Watch-list (client-go's WatchList informers): `sendInitialEvents=true` sends the current state,
   then a BOOKMARK annotated `k8s.io/initial-events-end`; the list options are validated with
-  kube's 422s; a list at an exact old resourceVersion is 410, one not reached yet 504.
+  kube's 422s; a list at an exact earlier resourceVersion reads that version (410 once it is
+  no longer kept), one not reached yet is 504.
+- Paging: `limit` and `continue` (the client's `_continue`, `kubectl --chunk-size`): pages of one
+  resourceVersion with remainingItemCount, kube's 400 for a malformed token and 410 with a token
+  to go on for an expired one.
 """
 
 from __future__ import annotations
 
+import json
 import unittest
 
 from tenure_testlib import ServerTestCase, close_api_client, lease_body, lease_path
@@ -23,6 +28,10 @@ NS = "compat"
 
 
 class PythonClientCompatTest(ServerTestCase):
+    # No coordination controller: its lease renewals would move the revision between the requests
+    # of the exact-resourceVersion checks.
+    # A short history, so that a version falls out of it after a few writes.
+    SERVER_ARGS = ("--feature-gates", "CoordinatedLeaderElection=false", "--watch-history", str(50))
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -82,8 +91,8 @@ class PythonClientCompatTest(ServerTestCase):
             self.assertEqual(body["message"], f'strconv.ParseInt: parsing "{text}": invalid syntax')
 
     def test_watch_list_ends_its_initial_events_with_a_bookmark(self):
-        for name in ("wl-a", "wl-b"):
-            self.create(lease_path(NS), lease_body(name, NS))
+        created = [self.create(lease_path(NS), lease_body(name, NS)) for name in ("wl-a", "wl-b")]
+        newest = max(int(c["metadata"]["resourceVersion"]) for c in created)
         params = {"sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
                   "allowWatchBookmarks": "true", "timeoutSeconds": "30"}
         w = self.server.watch(lease_path(NS), params)
@@ -100,7 +109,9 @@ class PythonClientCompatTest(ServerTestCase):
         self.assertIn(("ADDED", "wl-b"), seen)
         meta = event["object"]["metadata"]
         self.assertEqual(meta.get("annotations"), {"k8s.io/initial-events-end": "true"})
+        # The bookmark's version is the state the initial events showed: at least the newest write.
         listed = self.api.get(lease_path(NS)).body["metadata"]["resourceVersion"]
+        self.assertGreaterEqual(int(meta["resourceVersion"]), newest)
         self.assertLessEqual(int(meta["resourceVersion"]), int(listed))
         # Changes after the bookmark follow on the same stream.
         self.assertEqual(self.api.patch(lease_path(NS, "wl-a"), {"spec": {"holderIdentity": "z"}}).status, 200)
@@ -125,7 +136,14 @@ class PythonClientCompatTest(ServerTestCase):
         self.assertEqual(exact.status, 200, exact.describe())
         self.create(lease_path(NS), lease_body("rv-newer", NS))
         old = self.api.get(f"{lease_path(NS)}?resourceVersion={current}&resourceVersionMatch=Exact")
-        self.assertEqual(self.assertStatus(old, 410, "Expired")["message"],
+        self.assertEqual(old.status, 200, old.describe())
+        self.assertEqual(old.body["metadata"]["resourceVersion"], str(current))
+        self.assertNotIn("rv-newer", [i["metadata"]["name"] for i in old.body["items"]])
+        for i in range(60):
+            self.assertEqual(self.api.patch(lease_path(NS, "rv-newer"), {"spec": {"holderIdentity": f"h{i}"}}).status,
+                             200)
+        gone = self.api.get(f"{lease_path(NS)}?resourceVersion={current}&resourceVersionMatch=Exact")
+        self.assertEqual(self.assertStatus(gone, 410, "Expired")["message"],
                          "The resourceVersion for the provided list is too old.")
         future = current + 1000
         body = self.assertStatus(self.api.get(f"{lease_path(NS)}?resourceVersion={future}"
@@ -134,6 +152,58 @@ class PythonClientCompatTest(ServerTestCase):
                         body["message"])
         self.assertEqual(body["details"]["causes"],
                          [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}])
+
+    def test_lists_page_with_continue_tokens(self):
+        from kubernetes import client
+        from kubernetes.client.rest import ApiException
+        ns = "compat-paging"
+        self.ensure_namespace(ns)
+        core = client.CoreV1Api(self.api_client)
+        names = [f"page-{i}" for i in range(5)]
+        for name in names:
+            core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name),
+                                                                     data={"k": name}))
+        seen, token, pages, version = [], None, 0, None
+        while True:
+            page = core.list_namespaced_config_map(ns, limit=2, _continue=token) if token else \
+                core.list_namespaced_config_map(ns, limit=2)
+            pages += 1
+            seen += [item.metadata.name for item in page.items]
+            version = version or page.metadata.resource_version
+            self.assertEqual(page.metadata.resource_version, version, "every page is read at the first one's version")
+            token = page.metadata._continue
+            if not token:
+                self.assertIsNone(page.metadata.remaining_item_count)
+                break
+            self.assertEqual(page.metadata.remaining_item_count, len(names) - len(seen))
+            if pages == 1:  # a write between pages is not seen by the later ones
+                core.delete_namespaced_config_map("page-4", ns)
+        self.assertEqual((seen, pages), (names, 3))
+
+        with self.assertRaises(ApiException) as bad:
+            core.list_namespaced_config_map(ns, limit=2, _continue="not!base64")
+        self.assertEqual(bad.exception.status, 400)
+        self.assertIn("invalid continue token: continue key is not valid", bad.exception.body)
+
+        # An expired token: 410 with a token that goes on at the latest version.
+        first = core.list_namespaced_config_map(ns, limit=1)
+        for i in range(60):
+            core.patch_namespaced_config_map("page-3", ns, {"data": {"k": str(i)}})
+        with self.assertRaises(ApiException) as expired:
+            core.list_namespaced_config_map(ns, limit=1, _continue=first.metadata._continue)
+        self.assertEqual(expired.exception.status, 410)
+        status = json.loads(expired.exception.body)
+        self.assertEqual(status["reason"], "Expired")
+        rest = core.list_namespaced_config_map(ns, limit=10, _continue=status["metadata"]["continue"])
+        self.assertEqual([i.metadata.name for i in rest.items], names[1:4])
+
+        # kubectl pages with --chunk-size (its default is 500): the requests show the tokens.
+        k = self.server.kubectl("1.33")
+        run = k.run("get", "configmaps", "-n", ns, "--chunk-size=1", "-o", "name", "-v=6")
+        self.assertEqual(run.returncode, 0, run.describe())
+        self.assertEqual(run.stdout.split(), [f"configmap/{n}" for n in names[:4]], run.describe())
+        self.assertIn("limit=1", run.stderr)
+        self.assertIn("continue=", run.stderr)
 
     def test_write_options_are_validated_as_kube_does(self):
         r = self.api.post(f"{lease_path(NS)}?fieldValidation=strict", lease_body("opts", NS))
