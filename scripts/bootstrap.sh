@@ -20,6 +20,10 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+# npm fetches the JavaScript client's test packages (and Node.js 22) from the npm registry. A
+# Node.js installed outside Debian (NodeSource) brings its own npm: then nothing to install.
+command -v npm > /dev/null || missing+=(npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
