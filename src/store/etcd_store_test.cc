@@ -64,6 +64,22 @@ TEST(ParseEtcdEndpointsTest, AcceptsListsAndRejectsGarbage) {
   }
 }
 
+// Tests start etcd members side by side: a member whose port another process took first exits
+// during start, and the cluster starts again on new ports (finding 30: before, another test's
+// etcd could answer for it).
+TEST(EtcdTestClusterTest, AMemberThatLostItsPortStartsElsewhere) {
+  auto first = testing::EtcdTestCluster::Start({});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const std::string taken = (*first)->ClientUrl(0);
+  testing::EtcdTestClusterOptions options;
+  options.first_client_port_for_test =
+      static_cast<uint16_t>(std::stoi(taken.substr(taken.rfind(':') + 1)));
+  auto second = testing::EtcdTestCluster::Start(options);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_NE((*second)->ClientUrl(0), taken);
+  EXPECT_TRUE((*second)->Running(0));
+}
+
 TEST(EtcdStoreTest, OpenFailsWithinTheDeadlineWhenNothingListens) {
   EtcdStoreOptions options;
   options.endpoints = {"http://127.0.0.1:1"};

@@ -100,6 +100,23 @@ Result<std::unique_ptr<EtcdTestCluster>> EtcdTestCluster::Start(
     return Status::Internal(std::string("mkdtemp: ") + strerror(errno));
   }
   cluster->root_ = pattern;
+  // A member that exits during start most likely lost one of its ports to another process:
+  // the whole cluster starts again on new ports (and a new data folder per member).
+  Status started;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    started = cluster->StartMembers(attempt);
+    if (started.ok()) return cluster;
+    for (int i = 0; i < cluster->size(); ++i) cluster->Kill(i);
+    cluster->members_.clear();
+    cluster->metrics_ports_.clear();
+    cluster->initial_cluster_.clear();
+  }
+  return started;
+}
+
+Status EtcdTestCluster::StartMembers(int attempt) {
+  EtcdTestCluster* cluster = this;
+  const EtcdTestClusterOptions& options = options_;
   cluster->token_ = UniqueToken();
   auto ports = FreePorts(static_cast<size_t>(options.members) * 3);
   if (!ports.ok()) return ports.status();
@@ -107,9 +124,13 @@ Result<std::unique_ptr<EtcdTestCluster>> EtcdTestCluster::Start(
     Member m;
     m.name = "m" + std::to_string(i + 1);
     m.client_port = (*ports)[static_cast<size_t>(i) * 3];
+    if (i == 0 && attempt == 1 && options.first_client_port_for_test != 0) {
+      m.client_port = options.first_client_port_for_test;
+    }
     m.peer_port = (*ports)[static_cast<size_t>(i) * 3 + 1];
-    m.data_dir = cluster->root_ + "/" + m.name;
-    m.log_file = cluster->root_ + "/" + m.name + ".log";
+    const std::string suffix = attempt == 1 ? "" : "-" + std::to_string(attempt);
+    m.data_dir = cluster->root_ + "/" + m.name + suffix;
+    m.log_file = cluster->root_ + "/" + m.name + suffix + ".log";
     if (!cluster->initial_cluster_.empty()) cluster->initial_cluster_ += ",";
     cluster->initial_cluster_ += m.name + "=http://127.0.0.1:" + std::to_string(m.peer_port);
     cluster->members_.push_back(m);
@@ -122,7 +143,7 @@ Result<std::unique_ptr<EtcdTestCluster>> EtcdTestCluster::Start(
   for (int i = 0; i < cluster->size(); ++i) {
     if (Status s = cluster->WaitHealthy(i, deadline); !s.ok()) return s;
   }
-  return cluster;
+  return Status::Ok();
 }
 
 EtcdTestCluster::~EtcdTestCluster() {
@@ -197,7 +218,13 @@ Status EtcdTestCluster::Spawn(Member& m, bool initial) {
 Status EtcdTestCluster::WaitHealthy(int i, std::chrono::steady_clock::time_point deadline) {
   Member& m = members_[static_cast<size_t>(i)];
   while (true) {
-    if (Healthy(metrics_ports_[static_cast<size_t>(i)])) return Status::Ok();
+    // Healthy, and this member's own answer: its write-ahead log exists only once it has bound
+    // its peer and client ports, so a port that another process took between FreePorts and the
+    // bind (tests run side by side) cannot pass for this member.
+    if (std::filesystem::exists(m.data_dir + "/member/wal") &&
+        Healthy(metrics_ports_[static_cast<size_t>(i)])) {
+      return Status::Ok();
+    }
     int wstatus = 0;
     if (m.pid > 0 && waitpid(m.pid, &wstatus, WNOHANG) == m.pid) {
       m.pid = -1;

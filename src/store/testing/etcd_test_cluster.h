@@ -26,6 +26,9 @@ struct EtcdTestClusterOptions {
   std::string server_cert_file;
   std::string server_key_file;
   std::string client_ca_file;
+  // For tests of the cluster itself: the first member's client port on the first attempt (a
+  // port another process holds, to show that the cluster then starts elsewhere). 0: a free one.
+  uint16_t first_client_port_for_test = 0;
 };
 
 class EtcdTestCluster {
@@ -65,6 +68,9 @@ class EtcdTestCluster {
   };
 
   explicit EtcdTestCluster(EtcdTestClusterOptions options) : options_(std::move(options)) {}
+  // Chooses ports and data folders (attempt 2 and 3: new ones), spawns every member and waits
+  // until each is healthy.
+  Status StartMembers(int attempt);
   Status Spawn(Member& m, bool initial);
   Status WaitHealthy(int i, std::chrono::steady_clock::time_point deadline);
 
