@@ -22,7 +22,7 @@ Result<json> Canon(std::string_view resource, const std::string& text, bool stri
 }
 
 TEST(KindsTest, Lookups) {
-  ASSERT_EQ(AllKinds().size(), 15u);
+  ASSERT_EQ(AllKinds().size(), 16u);
   const KindInfo* lease = FindByResource("coordination.k8s.io", "leases");
   ASSERT_NE(lease, nullptr);
   EXPECT_EQ(lease->qualified_kind(), "Lease.coordination.k8s.io");

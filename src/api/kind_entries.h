@@ -23,7 +23,14 @@ const KindDescription& SelfSubjectReviewKind();
 const KindDescription& ServiceAccountKind();  // kind_service_account.cc
 const KindDescription& TokenRequestKind();    // kind_token_request.cc
 
-// core/v1 ObjectReference (kind_event.cc), shared by the kinds that hold one.
+const KindDescription& EventsV1EventKind();  // kind_events_v1.cc
+
+// core/v1 ObjectReference and EventSource (kind_event.cc), shared by the kinds that hold one
+// (their OpenAPI names stay core/v1's wherever they appear).
+inline constexpr std::string_view kCoreV1Package = "io.k8s.api.core.v1.";
 const ObjectDescription& ObjectReferenceObject();
+const ObjectDescription& EventSourceObject();
+// core/v1 Event's Table columns (kind_event.cc); events.k8s.io/v1 shows the same ones.
+std::vector<TableColumn> EventTableColumns();
 
 }  // namespace tenure::api::internal

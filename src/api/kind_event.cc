@@ -13,6 +13,7 @@ namespace tenure::api::internal {
 const ObjectDescription& ObjectReferenceObject() {
   static const ObjectDescription d{
       .go_name = "ObjectReference",
+      .openapi_package = kCoreV1Package,
       .doc =
           "ObjectReference contains enough information to let you inspect or modify the "
           "referred object.",
@@ -64,24 +65,26 @@ const ObjectDescription& ObjectReferenceObject() {
   return d;
 }
 
+const ObjectDescription& EventSourceObject() {
+  static const ObjectDescription d{
+      .go_name = "EventSource",
+      .openapi_package = kCoreV1Package,
+      .doc = "EventSource contains information for an event.",
+      .fields = {
+          field::String("component", Emit::kOmitEmpty,
+                        "Component from which the event is generated.")
+              .Bind<&EventSource::component>(),
+          field::String("host", Emit::kOmitEmpty, "Node name on which the event is generated.")
+              .Bind<&EventSource::host>(),
+      }};
+  return d;
+}
+
 namespace {
 
 using E = Emit;
 using nlohmann::json;
 using Now = std::chrono::system_clock::time_point;
-
-const ObjectDescription& EventSourceObject() {
-  static const ObjectDescription d{
-      .go_name = "EventSource",
-      .doc = "EventSource contains information for an event.",
-      .fields = {
-          field::String("component", E::kOmitEmpty, "Component from which the event is generated.")
-              .Bind<&EventSource::component>(),
-          field::String("host", E::kOmitEmpty, "Node name on which the event is generated.")
-              .Bind<&EventSource::host>(),
-      }};
-  return d;
-}
 
 const ObjectDescription& EventSeriesObject() {
   static const ObjectDescription d{
@@ -221,6 +224,26 @@ json MessageCell(const json& o, Now) {
 
 }  // namespace
 
+std::vector<TableColumn> EventTableColumns() {
+  return {
+      {.name = "Last Seen", .field = "lastTimestamp", .cell = LastSeenCell},
+      {.name = "Type", .field = "type"},
+      {.name = "Reason", .field = "reason"},
+      {.name = "Object", .field = "involvedObject", .cell = ObjectCell},
+      {.name = "Subobject",
+       .field = "involvedObject.fieldPath",
+       .description = "If referring to a piece of an object instead of an entire object, this "
+                      "string should contain a valid JSON/Go field access statement, such as "
+                      "desiredState.manifest.containers[2].",
+       .priority = 1},
+      {.name = "Source", .field = "source", .priority = 1, .cell = SourceCell},
+      {.name = "Message", .field = "message", .cell = MessageCell},
+      {.name = "First Seen", .field = "firstTimestamp", .priority = 1, .cell = FirstSeenCell},
+      {.name = "Count", .field = "count", .priority = 1, .cell = CountCell},
+      NameColumn(1),
+  };
+}
+
 const KindDescription& EventKind() {
   static const KindDescription kind = [] {
     KindDescription k;
@@ -238,23 +261,7 @@ const KindDescription& EventKind() {
     k.object = &EventObject();
     k.list =
         ListObject(EventObject(), k.list_kind, "EventList is a list of events.", "List of events");
-    k.columns = {
-        {.name = "Last Seen", .field = "lastTimestamp", .cell = LastSeenCell},
-        {.name = "Type", .field = "type"},
-        {.name = "Reason", .field = "reason"},
-        {.name = "Object", .field = "involvedObject", .cell = ObjectCell},
-        {.name = "Subobject",
-         .field = "involvedObject.fieldPath",
-         .description = "If referring to a piece of an object instead of an entire object, this "
-                        "string should contain a valid JSON/Go field access statement, such as "
-                        "desiredState.manifest.containers[2].",
-         .priority = 1},
-        {.name = "Source", .field = "source", .priority = 1, .cell = SourceCell},
-        {.name = "Message", .field = "message", .cell = MessageCell},
-        {.name = "First Seen", .field = "firstTimestamp", .priority = 1, .cell = FirstSeenCell},
-        {.name = "Count", .field = "count", .priority = 1, .cell = CountCell},
-        NameColumn(1),
-    };
+    k.columns = EventTableColumns();
     k.selector_fields = {
         {.label = "involvedObject.kind"},
         {.label = "involvedObject.namespace"},

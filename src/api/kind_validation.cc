@@ -124,8 +124,9 @@ void ValidateConfigMap(const json& object, FieldErrors& errs) {
   if (total > kMaxConfigMapSize) errs.push_back(TooLong("", kMaxConfigMapSize));
 }
 
-void ValidateNamespace(const json& object, FieldErrors& errs) {
-  ValidateCoreObjectMeta(Sub(object, "metadata"), false, NameIsDNSLabel, errs);
+// Each of spec.finalizers a qualified name, standard or fully qualified (create, update and the
+// finalize subresource alike).
+void ValidateNamespaceFinalizers(const json& object, FieldErrors& errs) {
   for (const auto& f : StringList(Sub(object, "spec"), "finalizers")) {
     for (auto& msg : IsQualifiedName(f)) errs.push_back(Invalid("spec.finalizers", f, msg));
     if (f.find('/') == std::string::npos && !IsStandardFinalizer(f)) {
@@ -136,8 +137,18 @@ void ValidateNamespace(const json& object, FieldErrors& errs) {
   }
 }
 
-// legacyValidateEvent: the only strategy validation of core/v1 Events.
+void ValidateNamespace(const json& object, FieldErrors& errs) {
+  ValidateCoreObjectMeta(Sub(object, "metadata"), false, NameIsDNSLabel, errs);
+  ValidateNamespaceFinalizers(object, errs);
+}
+
 void ValidateEvent(const json& object, FieldErrors& errs) {
+  ValidateEventAs(object, "reportingComponent", errs);
+}
+
+// legacyValidateEvent: the only strategy validation of core/v1 Events, and the first one of
+// events.k8s.io/v1's (which names the reporting component reportingController).
+void ValidateEventAs(const json& object, const char* reporting_field, FieldErrors& errs) {
   const json& meta = Sub(object, "metadata");
   const std::string_view ns = StringAt(meta, "namespace");
   const json& involved = Sub(object, "involvedObject");
@@ -158,9 +169,9 @@ void ValidateEvent(const json& object, FieldErrors& errs) {
           Invalid("involvedObject.namespace", involved_ns, "does not match event.namespace"));
     }
     const std::string_view controller = StringAt(object, "reportingComponent");
-    if (controller.empty()) errs.push_back(Required("reportingComponent"));
+    if (controller.empty()) errs.push_back(Required(reporting_field));
     for (auto& msg : IsQualifiedName(controller)) {
-      errs.push_back(Invalid("reportingComponent", controller, msg));
+      errs.push_back(Invalid(reporting_field, controller, msg));
     }
     const std::string_view instance = StringAt(object, "reportingInstance");
     if (instance.empty()) errs.push_back(Required("reportingInstance"));
@@ -229,6 +240,7 @@ void ValidateConfigMapUpdate(const json& object, const json& old_object, FieldEr
 
 void ValidateNamespaceUpdate(const json& object, const json& old_object, FieldErrors& errs) {
   ValidateObjectMetaUpdate(Sub(object, "metadata"), Sub(old_object, "metadata"), errs);
+  ValidateNamespaceFinalizers(object, errs);
 }
 
 void ValidateEventUpdate(const json& object, const json&, FieldErrors& errs) {

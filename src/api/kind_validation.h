@@ -22,6 +22,8 @@ void ValidateNamespace(const nlohmann::json& object, FieldErrors& errs);
 void ValidateNamespaceUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
                              FieldErrors& errs);
 void ValidateEvent(const nlohmann::json& object, FieldErrors& errs);
+// kube's legacyValidateEvent, naming the reporting component as the request's API does.
+void ValidateEventAs(const nlohmann::json& object, const char* reporting_field, FieldErrors& errs);
 void ValidateEventUpdate(const nlohmann::json& object, const nlohmann::json& old_object,
                          FieldErrors& errs);
 // rbac_validation.cc

@@ -38,6 +38,7 @@ const std::vector<const KindInfo*>& AllKinds() {
       &internal::ConfigMapKind(),
       &internal::NamespaceKind(),
       &internal::EventKind(),
+      &internal::EventsV1EventKind(),
       &internal::RoleKind(),
       &internal::ClusterRoleKind(),
       &internal::RoleBindingKind(),
@@ -76,6 +77,7 @@ const KindInfo& LeaseCandidateKind() { return internal::LeaseCandidateKind(); }
 const KindInfo& ConfigMapKind() { return internal::ConfigMapKind(); }
 const KindInfo& NamespaceKind() { return internal::NamespaceKind(); }
 const KindInfo& EventKind() { return internal::EventKind(); }
+const KindInfo& EventsV1EventKind() { return internal::EventsV1EventKind(); }
 const KindInfo& RoleKind() { return internal::RoleKind(); }
 const KindInfo& ClusterRoleKind() { return internal::ClusterRoleKind(); }
 const KindInfo& RoleBindingKind() { return internal::RoleBindingKind(); }

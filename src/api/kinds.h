@@ -36,6 +36,12 @@ struct KindInfo {
   // false: a create-only kind answered at once and never stored (the access and subject
   // reviews); it has no list kind.
   bool stored = true;
+  // A kind whose objects are stored in another kind's form under the same resource
+  // (events.k8s.io/v1 Event in core/v1 Event's, as kube-apiserver's cohabitating resources):
+  // that kind, and the conversions of canonical objects to and from its form. Null: itself.
+  const KindInfo* stored_as = nullptr;
+  nlohmann::json (*to_storage)(const nlohmann::json& object) = nullptr;
+  nlohmann::json (*from_storage)(const nlohmann::json& stored) = nullptr;
 
   // "leases.coordination.k8s.io" or "configmaps" for the core group: used in messages.
   std::string qualified_resource() const;
@@ -57,6 +63,7 @@ const KindInfo& LeaseCandidateKind();
 const KindInfo& ConfigMapKind();
 const KindInfo& NamespaceKind();
 const KindInfo& EventKind();
+const KindInfo& EventsV1EventKind();  // events.k8s.io/v1, stored as core/v1 Events
 const KindInfo& RoleKind();
 const KindInfo& ClusterRoleKind();
 const KindInfo& RoleBindingKind();

@@ -40,6 +40,8 @@ std::string Since(const json& object, const char* key, std::chrono::system_clock
 }
 
 json TableColumns(const KindInfo& kind) {
+  // A kind stored as another shows that one's columns (kube prints the internal object).
+  if (kind.stored_as != nullptr) return TableColumns(*kind.stored_as);
   const KindDescription& description = Describe(kind);
   json columns = json::array();
   for (const TableColumn& c : description.columns) {
@@ -54,6 +56,7 @@ json TableColumns(const KindInfo& kind) {
 
 json TableCells(const KindInfo& kind, const json& object,
                 std::chrono::system_clock::time_point now) {
+  if (kind.stored_as != nullptr) return TableCells(*kind.stored_as, kind.to_storage(object), now);
   json cells = json::array();
   for (const TableColumn& c : Describe(kind).columns) {
     if (c.cell != nullptr) {

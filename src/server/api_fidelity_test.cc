@@ -116,6 +116,70 @@ TEST_F(ApiFidelityTest, ADryRunDeleteChecksItsPreconditionAndDeletesNothing) {
   EXPECT_EQ(status, 404);
 }
 
+TEST_F(ApiFidelityTest, AnApplyBodyMayBeYaml) {
+  client::HttpConnection c(endpoint());
+  const std::string apply = std::string(kLeases) + "/from-yaml?fieldManager=yaml-user";
+  const std::string yaml =
+      "apiVersion: coordination.k8s.io/v1\n"
+      "kind: Lease\n"
+      "metadata:\n"
+      "  name: from-yaml\n"
+      "  labels: {app: demo}\n"
+      "spec:\n"
+      "  holderIdentity: a\n"
+      "  leaseDurationSeconds: 15\n";
+  client::HttpReply applied = Send(c, "PATCH", apply, yaml, "application/apply-patch+yaml");
+  ASSERT_EQ(applied.status, 201) << applied.body;
+  json lease = json::parse(applied.body);
+  EXPECT_EQ(lease["spec"]["leaseDurationSeconds"], 15);
+  EXPECT_EQ(lease["metadata"]["labels"]["app"], "demo");
+  // JSON is YAML too; a body that is neither is kube's 400.
+  client::HttpReply bad =
+      Send(c, "PATCH", apply, "spec: [unclosed", "application/apply-patch+yaml");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(json::parse(bad.body)["message"].get<std::string>().rfind("error decoding YAML: ", 0),
+            0u)
+      << bad.body;
+  // Nine levels of ten aliases each: 10^10 values from a few hundred bytes.
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) laughs += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  client::HttpReply aliases = Send(c, "PATCH", apply, laughs, "application/apply-patch+yaml");
+  EXPECT_EQ(aliases.status, 400) << aliases.body;
+  EXPECT_EQ(json::parse(aliases.body)["message"],
+            "error decoding YAML: error converting YAML to JSON: yaml: document contains excessive "
+            "aliasing");
+}
+
+TEST_F(ApiFidelityTest, DeleteOptionsAreValidatedAsKubeDoes) {
+  client::HttpConnection c(endpoint());
+  ASSERT_EQ(Send(c, "POST", kLeases, LeaseWithUnknownField("kept")).status, 201);
+  client::HttpReply bad =
+      Send(c, "DELETE", std::string(kLeases) + "/kept?propagationPolicy=Sometimes", "");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+  EXPECT_EQ(json::parse(bad.body)["message"],
+            "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: "
+            "\"Sometimes\": supported values: \"Foreground\", \"Background\", \"Orphan\", "
+            "\"nil\"");
+  client::HttpReply both = Send(c, "DELETE", std::string(kLeases) + "/kept",
+                                R"({"propagationPolicy":"Orphan","orphanDependents":true})");
+  EXPECT_EQ(both.status, 422) << both.body;
+  EXPECT_EQ(json::parse(both.body)["message"],
+            "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Invalid value: "
+            "\"Orphan\": orphanDependents and deletionPropagation cannot be both set");
+  EXPECT_EQ(Send(c, "GET", std::string(kLeases) + "/kept", "").status, 200);
+  EXPECT_EQ(
+      Send(c, "DELETE", std::string(kLeases) + "/kept?propagationPolicy=Background", "").status,
+      200);
+  // An unsupported patch type is 415 before any option is judged (kube's PatchResource).
+  client::HttpReply media =
+      Send(c, "PATCH", std::string(kLeases) + "/kept?fieldValidation=bad", "{}", "text/plain");
+  EXPECT_EQ(media.status, 415) << media.body;
+}
+
 TEST_F(ApiFidelityTest, BadWriteOptionsAre422OnTheOptionsKind) {
   client::HttpConnection c(endpoint());
   const std::string lease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"

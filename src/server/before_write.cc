@@ -37,8 +37,12 @@ Status BeforeCreate(const KindStrategy& strategy, const WriteContext& context, j
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
   if (Status s = ClaimNamespace(kind, context.info, object); !s.ok()) return s;
+  std::string name = MetadataString(object, "name");
+  std::string generate = MetadataString(object, "generateName");
   if (kind.namespaced) {
-    Status s = AdmitIntoNamespace(context.store, context.info.namespace_, context.deadline);
+    // Admission names the object as sent (kube: its generateName before a name is generated).
+    Status s = AdmitIntoNamespace(context.store, kind, context.info.namespace_,
+                                  name.empty() ? generate : name, context.deadline);
     if (!s.ok()) return s;
   } else {
     meta.erase("namespace");
@@ -46,8 +50,6 @@ Status BeforeCreate(const KindStrategy& strategy, const WriteContext& context, j
   if (meta.contains("resourceVersion")) {
     return Status::BadRequest("resourceVersion should not be set on objects to be created");
   }
-  std::string name = MetadataString(object, "name");
-  std::string generate = MetadataString(object, "generateName");
   if (name.empty() && !generate.empty()) meta["name"] = GeneratedName(generate);
   FillSystemFields(object, context.clock);
   meta.erase("deletionTimestamp");
@@ -77,10 +79,13 @@ Status BeforeUpdate(const KindStrategy& strategy, const WriteContext& context,
     if (old_meta.contains(owned)) meta[owned] = old_meta[owned];
   }
   meta.erase("resourceVersion");
+  // As kube's rest.BeforeUpdate: an update never sets, removes or moves a deletion timestamp.
   meta.erase("deletionTimestamp");
+  if (old_meta.contains("deletionTimestamp"))
+    meta["deletionTimestamp"] = old_meta["deletionTimestamp"];
   meta.erase("generation");
   strategy.Default(object);
-  strategy.PrepareForUpdate(object, old_object);
+  strategy.PrepareForUpdate(object, old_object, context.info.subresource);
   if (Status s = WithDetails(strategy.ValidateUpdate(object, old_object), kind, name); !s.ok()) {
     return s;
   }

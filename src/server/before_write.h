@@ -30,18 +30,19 @@ struct WriteContext {
 };
 
 // A new object (canonical, from a create, a create on update or an apply): takes the URL's
-// namespace (a different one in the body is BadRequest) and checks that the namespace exists
-// (AdmitIntoNamespace); refuses a resourceVersion; fills the name from generateName, the uid and
-// creationTimestamp, drops deletion fields and generation; then the strategy's Default,
+// namespace (a different one in the body is BadRequest) and checks that the namespace exists and
+// is not terminating (AdmitIntoNamespace); refuses a resourceVersion; fills the name from
+// generateName, the uid and creationTimestamp, drops deletion fields and generation; then the
+// strategy's Default,
 // PrepareForCreate and Validate; then the context's admission.
 Status BeforeCreate(const KindStrategy& strategy, const WriteContext& context,
                     nlohmann::json& object);
 
 // An update of `old_object` (canonical; on the update hot path only its metadata, see
 // KindStrategy::UpdateReadsOnlyOldMetadata): the name must be the URL's, the namespace is the
-// URL's; keeps uid and creationTimestamp, drops resourceVersion, deletion fields and
-// generation; then the strategy's Default, PrepareForUpdate and ValidateUpdate; then the
-// context's admission.
+// URL's; keeps uid, creationTimestamp and the stored deletionTimestamp, drops resourceVersion,
+// any other deletion timestamp and generation; then the strategy's Default, PrepareForUpdate and
+// ValidateUpdate; then the context's admission.
 Status BeforeUpdate(const KindStrategy& strategy, const WriteContext& context,
                     const nlohmann::json& old_object, nlohmann::json& object);
 

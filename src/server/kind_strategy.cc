@@ -48,7 +48,10 @@ void KindStrategy::Default(nlohmann::json&) const {}
 
 void KindStrategy::PrepareForCreate(nlohmann::json&) const {}
 
-void KindStrategy::PrepareForUpdate(nlohmann::json&, const nlohmann::json&) const {}
+void KindStrategy::PrepareForUpdate(nlohmann::json&, const nlohmann::json&,
+                                    std::string_view) const {}
+
+bool KindStrategy::UpdatesSubresource(std::string_view) const { return false; }
 
 Status KindStrategy::Validate(const nlohmann::json& object) const {
   return api::ValidateCreate(kind_, object);
@@ -65,7 +68,10 @@ bool KindStrategy::UpdateReadsOnlyOldMetadata() const {
 
 Status KindStrategy::ValidateDelete(const std::string&) const { return Status::Ok(); }
 
-void KindStrategy::DeleteDependents(store::Store&, const std::string&) const {}
+Result<std::optional<nlohmann::json>> KindStrategy::DeleteInstead(const nlohmann::json&,
+                                                                  const Clock&) const {
+  return std::optional<nlohmann::json>();
+}
 
 nlohmann::json KindStrategy::TableColumns() const { return api::TableColumns(kind_); }
 

@@ -15,10 +15,13 @@
 
 #include <chrono>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "api/kinds.h"
 #include "store/store.h"
+#include "tenure/clock.h"
 #include "tenure/status.h"
 
 namespace tenure::server {
@@ -42,9 +45,13 @@ class KindStrategy {
   virtual void Default(nlohmann::json& object) const;
   // What a new object starts with, after Default (PrepareForCreate). Default: nothing.
   virtual void PrepareForCreate(nlohmann::json& object) const;
-  // What an update keeps from the stored object, after Default (PrepareForUpdate). Default:
-  // nothing beyond the metadata BeforeUpdate keeps.
-  virtual void PrepareForUpdate(nlohmann::json& object, const nlohmann::json& old_object) const;
+  // What an update keeps from the stored object, after Default (PrepareForUpdate); an update of
+  // a subresource the kind serves (`subresource` not empty) takes from the body only what that
+  // subresource writes. Default: nothing beyond the metadata BeforeUpdate keeps.
+  virtual void PrepareForUpdate(nlohmann::json& object, const nlohmann::json& old_object,
+                                std::string_view subresource) const;
+  // The subresources a PUT may update besides the object (Namespace: "finalize"). Default: none.
+  virtual bool UpdatesSubresource(std::string_view subresource) const;
 
   // Validation with kube-apiserver's messages. Default: api::ValidateCreate / ValidateUpdate.
   virtual Status Validate(const nlohmann::json& object) const;
@@ -56,9 +63,12 @@ class KindStrategy {
 
   // Whether the object named `name` may be deleted (Forbidden and the like). Default: yes.
   virtual Status ValidateDelete(const std::string& name) const;
-  // Runs when a delete of the object is decided, and not for a dry run, before the object
-  // itself is removed: deletes what goes with it. Default: nothing.
-  virtual void DeleteDependents(store::Store& store, const std::string& name) const;
+  // Graceful deletion, as kube's BeforeDelete for an object with finalizers: what to store in
+  // place of deleting `stored` (a Namespace marked Terminating, its content then removed by the
+  // NamespaceController), nullopt to delete it now, or why it cannot be deleted now. Default:
+  // delete now.
+  virtual Result<std::optional<nlohmann::json>> DeleteInstead(const nlohmann::json& stored,
+                                                              const Clock& clock) const;
 
   // Table columns and one row's cells (kubectl get). Default: api::TableColumns / TableCells.
   virtual nlohmann::json TableColumns() const;

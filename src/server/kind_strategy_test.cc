@@ -53,7 +53,7 @@ TEST(KindStrategyTest, ANamespaceIsLabelledWithItsNameAndStartsActive) {
   EXPECT_EQ(ns["status"]["phase"], "Active");
   // An update without status keeps the stored one; the old object is read beyond metadata.
   json update = {{"metadata", {{"name", "team"}}}};
-  s.PrepareForUpdate(update, ns);
+  s.PrepareForUpdate(update, ns, "");
   EXPECT_EQ(update["status"], ns["status"]);
   EXPECT_FALSE(s.UpdateReadsOnlyOldMetadata());
   EXPECT_TRUE(Strategy("coordination.k8s.io", "leases").UpdateReadsOnlyOldMetadata());

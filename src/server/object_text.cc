@@ -1,6 +1,8 @@
 // Stored object text as sent to clients: WithResourceVersion, StoredMetadata, ObjectText.
 #include "server/object_text.h"
 
+#include <nlohmann/json.hpp>
+
 namespace tenure::server {
 
 std::string WithResourceVersion(std::string_view stored, int64_t revision) {
@@ -48,9 +50,10 @@ std::string_view StoredMetadata(std::string_view stored) {
   return {};
 }
 
-std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
-                       int64_t revision) {
-  std::string out = WithResourceVersion(stored, revision);
+namespace {
+
+// `out` (canonical object text) with the apiVersion of `version`.
+std::string AtVersion(const api::KindInfo& kind, std::string_view version, std::string out) {
   static constexpr std::string_view kApiVersion = "{\"apiVersion\":\"";
   if (out.compare(0, kApiVersion.size(), kApiVersion) != 0) return out;
   size_t start = kApiVersion.size();
@@ -60,6 +63,26 @@ std::string ObjectText(const api::KindInfo& kind, std::string_view version, std:
     out.replace(start, end - start, wanted);
   }
   return out;
+}
+
+}  // namespace
+
+std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
+                       int64_t revision) {
+  if (kind.from_storage != nullptr) {
+    return AtVersion(kind, version,
+                     WithResourceVersion(ServedObject(kind, stored).dump(), revision));
+  }
+  return AtVersion(kind, version, WithResourceVersion(stored, revision));
+}
+
+nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored) {
+  nlohmann::json object = nlohmann::json::parse(stored);
+  return kind.from_storage != nullptr ? kind.from_storage(object) : object;
+}
+
+std::string StoredValue(const api::KindInfo& kind, const nlohmann::json& object) {
+  return kind.to_storage != nullptr ? kind.to_storage(object).dump() : object.dump();
 }
 
 }  // namespace tenure::server

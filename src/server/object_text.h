@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -19,9 +20,16 @@ std::string WithResourceVersion(std::string_view stored, int64_t revision);
 // malformed). Same assumption as WithResourceVersion: the first "metadata":{ is top-level.
 std::string_view StoredMetadata(std::string_view stored);
 
-// The object as served at `version` of its kind: resourceVersion added, apiVersion rewritten
-// when the object was stored through another version (LeaseCandidate v1alpha2 / v1beta1).
+// The object as served at `version` of its kind: converted from the form it is stored in (an
+// events.k8s.io Event from core/v1's), resourceVersion added, apiVersion rewritten when the
+// object was stored through another version (LeaseCandidate v1alpha2 / v1beta1).
 std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
                        int64_t revision);
+
+// A stored object as `kind` serves it (parsed; converted from the form of the kind it is stored
+// as, if any), for the updates and patches that start from it.
+nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored);
+// The value to store for `object` of `kind` (in the form of the kind it is stored as, if any).
+std::string StoredValue(const api::KindInfo& kind, const nlohmann::json& object);
 
 }  // namespace tenure::server

@@ -180,6 +180,14 @@ Result<WriteQuery> ParseWriteQuery(const HttpRequest& request, Verb verb, bool a
       errs.push_back(api::Required("fieldManager", "is required for apply patch"));
     }
   }
+  // kube's ValidateDeleteOptions: the propagation policy before dryRun.
+  // (With a body, kube reads the DeleteOptions from the body only: ResourceApi checks it.)
+  if ((verb == Verb::kDelete || verb == Verb::kDeleteCollection) && request.body.empty() &&
+      request.has_param("propagationPolicy")) {
+    api::FieldErrors policy = DeleteOptionErrors(request.param("propagationPolicy"),
+                                                 request.has_param("orphanDependents"));
+    errs.insert(errs.end(), policy.begin(), policy.end());
+  }
   // dryRun is the one option that keeps every value.
   std::vector<std::string> dry_run;
   for (auto [it, end] = request.query.equal_range("dryRun"); it != end; ++it) {
@@ -202,6 +210,21 @@ Result<WriteQuery> ParseWriteQuery(const HttpRequest& request, Verb verb, bool a
   }
   if (Status s = api::InvalidStatus(OptionsKind(verb), "", errs); !s.ok()) return s;
   return query;
+}
+
+api::FieldErrors DeleteOptionErrors(const std::string& propagation_policy, bool orphan_dependents) {
+  api::FieldErrors errs;
+  // kube's ValidateDeleteOptions.
+  if (orphan_dependents) {
+    errs.push_back(api::Invalid("propagationPolicy", propagation_policy,
+                                "orphanDependents and deletionPropagation cannot be both set"));
+  }
+  const std::string& p = propagation_policy;
+  if (p != "Foreground" && p != "Background" && p != "Orphan") {
+    errs.push_back(
+        api::NotSupported("propagationPolicy", p, {"Foreground", "Background", "Orphan", "nil"}));
+  }
+  return errs;
 }
 
 }  // namespace tenure::server

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/validation.h"
 #include "server/http_server.h"
 #include "server/verb.h"
 #include "tenure/status.h"
@@ -64,5 +65,9 @@ struct WriteQuery {
   std::string field_validation;
 };
 Result<WriteQuery> ParseWriteQuery(const HttpRequest& request, Verb verb, bool apply_patch);
+
+// kube's ValidateDeleteOptions for a propagationPolicy that was given: one of Foreground,
+// Background or Orphan, and not together with orphanDependents.
+api::FieldErrors DeleteOptionErrors(const std::string& propagation_policy, bool orphan_dependents);
 
 }  // namespace tenure::server

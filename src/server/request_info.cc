@@ -63,7 +63,9 @@ RequestInfo ParseRequestInfo(const HttpRequest& request) {
   }
   std::vector<std::string> rest(parts.begin() + static_cast<long>(i), parts.end());
   if (!rest.empty() && rest[0] == "namespaces") {
-    if (rest.size() >= 3) {
+    // A namespace's own subresources (kube's namespaceSubresources) stay the namespace object's.
+    const bool own_subresource = rest.size() == 3 && (rest[2] == "status" || rest[2] == "finalize");
+    if (rest.size() >= 3 && !own_subresource) {
       info.namespace_ = rest[1];
       rest.erase(rest.begin(), rest.begin() + 2);
     } else if (rest.size() == 2) {

@@ -25,6 +25,7 @@
 #include "server/storage_key.h"
 #include "server/warnings.h"
 #include "server/watch_session.h"
+#include "server/yaml_json.h"
 
 namespace tenure::server {
 
@@ -157,8 +158,13 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
     }
   }
   if (!IsReadOnly(*info.verb)) {
-    const bool apply = PatchTypeFromContentType(call->request.header("content-type")) ==
-                       std::optional<PatchType>(PatchType::kApply);
+    const std::string content_type = call->request.header("content-type");
+    const auto patch_type = PatchTypeFromContentType(content_type);
+    // As kube's PatchResource: an unsupported patch type (415) before the options (422).
+    if (*info.verb == Verb::kPatch && !patch_type) {
+      return call->Fail(UnsupportedBodyType(content_type, true));
+    }
+    const bool apply = patch_type == std::optional<PatchType>(PatchType::kApply);
     auto write = ParseWriteQuery(call->request, *info.verb, apply);
     if (!write.ok()) return call->Fail(write.status());
     call->dry_run = write->dry_run;
@@ -283,7 +289,7 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
   Status s = BeforeCreate(*call->strategy, call->write_context(*store_, *clock_), object);
   if (!s.ok()) return call->Fail(s);
   std::string name = object["metadata"]["name"].get<std::string>();
-  std::string value = object.dump();
+  std::string value = StoredValue(*call->kind, object);
   const std::string key = StorageKey(*call->kind, call->info.namespace_, name);
   if (call->dry_run) {
     // As kube's dry-run storage: AlreadyExists if the key is taken; otherwise never stored, so
@@ -397,12 +403,12 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
     // Hot path (lease renewals): decode only what BeforeUpdate reads.
     old_object["metadata"] = json::parse(old_meta);
   } else {
-    old_object = json::parse(existing->value);
+    old_object = ServedObject(kind, existing->value);
   }
   Status s = BeforeUpdate(strategy, call->write_context(*store_, *clock_), old_object, object);
   // Judged against a known version that may no longer be current: decide it from a read.
   if (!s.ok()) return known ? UpdateStep::ReadAgain() : call->FailStep(s);
-  std::string value = object.dump();
+  std::string value = StoredValue(kind, object);
   // A no-op keeps the resourceVersion only if nothing changed since: decide it from a read.
   if (known && value == existing->value) return UpdateStep::ReadAgain();
   // An unconditional update (a kind that allows it, no resourceVersion sent) is still written on
@@ -420,6 +426,19 @@ void ResourceApi::Patch(std::shared_ptr<Call> call) {
   auto type = PatchTypeFromContentType(content_type);
   if (!type) return call->Fail(UnsupportedBodyType(content_type, true));
   auto patch = api::ParseClientJson(call->request.body);
+  const size_t first = call->request.body.find_first_not_of(" \t\r\n");
+  const bool json_text = first != std::string::npos &&
+                         (call->request.body[first] == '{' || call->request.body[first] == '[');
+  if (!patch.ok() && *type == PatchType::kApply && !json_text) {
+    // An apply body may be YAML (a JSON one is read as JSON, with its nesting limit): read
+    // with limits on depth and aliases.
+    patch = YamlToJson(call->request.body);
+    if (!patch.ok()) {
+      // kube: its handler's prefix, then sigs.k8s.io/yaml's.
+      return call->Fail(Status::BadRequest("error decoding YAML: error converting YAML to JSON: " +
+                                           patch.status().message()));
+    }
+  }
   if (!patch.ok()) return call->Fail(patch.status());
   RunUpdate(call, [this, call, type = *type, patch = std::move(*patch)](bool) {
     return PatchAttempt(call, type, patch);
@@ -445,7 +464,7 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
     CreateObject(call, std::move(*object));
     return UpdateStep::Answered();
   }
-  json current = json::parse(existing->value);
+  json current = ServedObject(kind, existing->value);
   current["metadata"]["resourceVersion"] = std::to_string(existing->mod_revision);
   Result<json> patched = Status::Internal("unreachable");
   switch (type) {
@@ -469,13 +488,13 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->FailStep(rv.status());
   bool precondition = *rv != existing->mod_revision;
-  json old_object = json::parse(existing->value);
+  json old_object = ServedObject(kind, existing->value);
   Status s =
       BeforeUpdate(*call->strategy, call->write_context(*store_, *clock_), old_object, *object);
   if (!s.ok()) return call->FailStep(s);
   // Without a precondition a concurrent write just means: patch the newer object again.
   int64_t expected = precondition ? *rv : existing->mod_revision;
-  return WriteStep(*call, object->dump(), std::move(*existing), expected,
+  return WriteStep(*call, StoredValue(kind, *object), std::move(*existing), expected,
                    /*again_on_conflict=*/!precondition, /*again_on_not_found=*/false);
 }
 
@@ -496,6 +515,14 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
         expected_uid = uid->get<std::string>();
       }
     }
+    if (auto p = options->find("propagationPolicy"); p != options->end() && p->is_string()) {
+      auto orphan = options->find("orphanDependents");
+      api::FieldErrors errs =
+          DeleteOptionErrors(p->get<std::string>(), orphan != options->end() && !orphan->is_null());
+      if (Status s = api::InvalidStatus("DeleteOptions.meta.k8s.io", "", errs); !s.ok()) {
+        return call->Fail(s);
+      }
+    }
     // With a body, kube reads the DeleteOptions from the body only.
     call->dry_run = false;
     if (options->contains("dryRun")) {
@@ -506,7 +533,7 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
   std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
   auto existing = store_->GetBefore(key, call->deadline);
   if (!existing.ok()) return call->Fail(StoreError(existing.status(), kind, call->info.name));
-  json old_object = json::parse(existing->value);
+  json old_object = ServedObject(kind, existing->value);
   std::string uid = MetadataString(old_object, "uid");
   if (!expected_uid.empty() && expected_uid != uid) {
     return call->Fail(WithDetails(Status::Conflict("Precondition failed: UID in precondition: " +
@@ -514,7 +541,26 @@ void ResourceApi::Delete(std::shared_ptr<Call> call) {
                                   kind, call->info.name));
   }
   if (Status s = call->strategy->ValidateDelete(call->info.name); !s.ok()) return call->Fail(s);
-  if (!call->dry_run) call->strategy->DeleteDependents(*store_, call->info.name);
+  auto instead = call->strategy->DeleteInstead(old_object, *clock_);
+  if (!instead.ok()) return call->Fail(instead.status());
+  if (*instead) {
+    // Graceful: the object is marked (a Namespace Terminating) and answered as stored.
+    if (expected != 0 && expected != existing->mod_revision) {
+      return call->Fail(StoreError(Status::Conflict(""), kind, call->info.name));
+    }
+    std::string value = StoredValue(kind, **instead);
+    if (call->dry_run) return call->ReplyStored(200, value, existing->mod_revision, *clock_);
+    store::WriteOp op{store::WriteOp::Kind::kUpdate, key, std::move(value), existing->mod_revision,
+                      call->deadline};
+    return store_->Write(std::move(op), [this, call](Result<store::KeyValue> r) {
+      // Changed meanwhile: decided again on what is there now, as kube's GuaranteedUpdate.
+      if (!r.ok() && r.status().IsConflict()) {
+        return call->responder->Post([this, call] { Delete(call); });
+      }
+      if (!r.ok()) return call->Fail(StoreError(r.status(), *call->kind, call->info.name));
+      call->ReplyStoredLater(200, std::move(*r), clock_);
+    });
+  }
   Status success;
   success.set_details({.name = call->info.name,
                        .group = std::string(kind.group),

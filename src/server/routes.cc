@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <span>
 
+#include "server/kind_strategy.h"
 #include "server/resource_errors.h"
 
 namespace tenure::server {
@@ -57,9 +58,16 @@ bool Serves(const api::KindInfo& kind, Verb verb) {
 }
 
 Status CheckRoute(const api::KindInfo& kind, const RequestInfo& info, std::string_view method) {
-  // Subresources (status, scale...) are not served, and a namespaced kind's objects live only
-  // under their namespace: kube-apiserver has no route there at all.
-  if (!info.subresource.empty()) return NoSuchResource();
+  // Of the subresources only those a kind's strategy updates are served (PUT only, as kube's
+  // namespaces/finalize), and a namespaced kind's objects live only under their namespace:
+  // kube-apiserver has no route there at all.
+  if (!info.subresource.empty()) {
+    if (!kind.stored || info.name.empty() || info.legacy_watch ||
+        !StrategyFor(kind).UpdatesSubresource(info.subresource)) {
+      return NoSuchResource();
+    }
+    return method == "PUT" ? Status::Ok() : MethodNotAllowed();
+  }
   if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) return NoSuchResource();
   // Nor does a cluster-scoped kind live under a namespace (.../namespaces/foo/clusterroles):
   // such a path must not reach the cluster's objects with a namespace's rights.

@@ -11,6 +11,7 @@
 #include "server/connection_limits.h"
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
+#include "server/namespace_controller.h"
 #include "server/resource_api.h"
 #include "store/etcd_store.h"
 #include "store/sqlite_store.h"
@@ -98,6 +99,9 @@ class ServerImpl final : public Server {
     if (Status s = EnsureBootstrapPolicy(*resources); !s.ok()) return s;
     auto policy = AuthCache::Start(store_);
     if (!policy.ok()) return policy.status();
+    auto namespaces = NamespaceController::Start(store_);
+    if (!namespaces.ok()) return namespaces.status();
+    namespaces_ = std::move(*namespaces);
     // Before anything opens files: a server holds one descriptor per connection.
     RaiseOpenFileLimit();
     HttpServerOptions http;
@@ -170,6 +174,7 @@ class ServerImpl final : public Server {
     // HTTP first (no new requests), then the store drains its writes and callbacks while the
     // handlers they call back into (ResourceApi's retries) still exist, then those go.
     if (http_) http_->Stop();
+    namespaces_.reset();
     if (store_) store_->Close();
     store_.reset();
     http_.reset();
@@ -179,6 +184,7 @@ class ServerImpl final : public Server {
   Credentials credentials_;
   std::string coordination_token_;
   std::shared_ptr<store::Store> store_;
+  std::unique_ptr<NamespaceController> namespaces_;
   std::unique_ptr<HttpServer> http_;
   std::shared_ptr<MetricsEndpoint> metrics_;
   std::string url_;

@@ -31,8 +31,13 @@ struct ListMeta {
 // also in one of a kind tenure does not know.
 ListMeta ListMetaFor(std::string_view kind, const std::vector<std::string>& path) {
   const api::ObjectDescription* object = nullptr;
+  // The first kind of that name: core/v1 Event before events.k8s.io/v1 Event, whose lists merge
+  // alike (only metadata's).
   for (const api::KindInfo* k : api::AllKinds()) {
-    if (k->kind == kind) object = api::Describe(*k).object;
+    if (k->kind == kind) {
+      object = api::Describe(*k).object;
+      break;
+    }
   }
   size_t i = 0;
   if (object == nullptr) {

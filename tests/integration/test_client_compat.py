@@ -12,6 +12,8 @@ query parameters and paths as kube-apiserver does.
   then a BOOKMARK annotated `k8s.io/initial-events-end`; the list options are validated with
   kube's 422s; a list at an exact earlier resourceVersion reads that version (410 once it is
   no longer kept), one not reached yet is 504.
+- Namespaces are deleted through Terminating: the first DELETE answers the namespace marked, its
+  content goes, then the namespace; `kubectl delete namespace` waits for that and returns.
 - Paging: `limit` and `continue` (the client's `_continue`, `kubectl --chunk-size`): pages of one
   resourceVersion with remainingItemCount, kube's 400 for a malformed token and 410 with a token
   to go on for an expired one.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import json
 import unittest
 
-from tenure_testlib import ServerTestCase, close_api_client, lease_body, lease_path
+from tenure_testlib import ServerTestCase, close_api_client, core_path, lease_body, lease_path
 
 NS = "compat"
 
@@ -204,6 +206,27 @@ class PythonClientCompatTest(ServerTestCase):
         self.assertEqual(run.stdout.split(), [f"configmap/{n}" for n in names[:4]], run.describe())
         self.assertIn("limit=1", run.stderr)
         self.assertIn("continue=", run.stderr)
+
+    def test_a_namespace_is_deleted_through_terminating(self):
+        from kubernetes import client
+        core = client.CoreV1Api(self.api_client)
+        for ns in ("compat-doomed", "compat-doomed-2"):
+            core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+            core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="cm")))
+        r = self.api.delete(core_path("namespaces", name="compat-doomed"))
+        self.assertEqual(r.status, 200, r.describe())
+        self.assertEqual((r.body["kind"], r.body["status"]["phase"]), ("Namespace", "Terminating"))
+        self.assertIn("deletionTimestamp", r.body["metadata"])
+        # kubectl waits until the namespace is gone (its content first).
+        k = self.server.kubectl("1.33")
+        run = k.run("delete", "namespace", "compat-doomed-2", timeout=30)
+        self.assertEqual(run.returncode, 0, run.describe())
+        self.assertIn('namespace "compat-doomed-2" deleted', run.stdout)
+        self.assertEqual(self.api.get(core_path("namespaces", name="compat-doomed-2")).status, 404)
+        self.assertEqual(self.api.get(core_path("configmaps", "compat-doomed-2", "cm")).status, 404)
+        run = k.run("wait", "--for=delete", "namespace/compat-doomed", "--timeout=20s")
+        self.assertEqual(run.returncode, 0, run.describe())
+        self.assertEqual(self.api.get(core_path("configmaps", "compat-doomed", "cm")).status, 404)
 
     def test_write_options_are_validated_as_kube_does(self):
         r = self.api.post(f"{lease_path(NS)}?fieldValidation=strict", lease_body("opts", NS))
