@@ -178,6 +178,18 @@ TEST_F(ApiFidelityTest, DeleteOptionsAreValidatedAsKubeDoes) {
   client::HttpReply media =
       Send(c, "PATCH", std::string(kLeases) + "/kept?fieldValidation=bad", "{}", "text/plain");
   EXPECT_EQ(media.status, 415) << media.body;
+  // ... and before a response format that cannot be served (406).
+  auto h = headers();
+  h[1].second = "text/plain";
+  h[2].second = "text/html";
+  auto unacceptable =
+      c.Request("PATCH", std::string(kLeases) + "/kept", h, "{}", std::chrono::seconds(10));
+  ASSERT_TRUE(unacceptable.ok());
+  EXPECT_EQ(unacceptable->status, 415) << unacceptable->body;
+  h[1].second = "application/merge-patch+json";
+  auto plain = c.Request("GET", std::string(kLeases) + "/kept", h, "", std::chrono::seconds(10));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->status, 406) << plain->body;
 }
 
 TEST_F(ApiFidelityTest, BadWriteOptionsAre422OnTheOptionsKind) {

@@ -137,6 +137,13 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
   if (Status routed = CheckRoute(kind, info, call->request.method); !routed.ok()) {
     return call->Fail(routed);
   }
+  // As kube's PatchResource: an unsupported patch type (415) before the response format (406)
+  // and the options (422).
+  const std::string content_type = call->request.header("content-type");
+  const auto patch_type = PatchTypeFromContentType(content_type);
+  if (info.verb == Verb::kPatch && !patch_type) {
+    return call->Fail(UnsupportedBodyType(content_type, true));
+  }
   auto format = NegotiateFormat(call->request);
   if (!format.ok()) return call->Fail(format.status());
   call->format = *format;
@@ -158,12 +165,6 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
     }
   }
   if (!IsReadOnly(*info.verb)) {
-    const std::string content_type = call->request.header("content-type");
-    const auto patch_type = PatchTypeFromContentType(content_type);
-    // As kube's PatchResource: an unsupported patch type (415) before the options (422).
-    if (*info.verb == Verb::kPatch && !patch_type) {
-      return call->Fail(UnsupportedBodyType(content_type, true));
-    }
     const bool apply = patch_type == std::optional<PatchType>(PatchType::kApply);
     auto write = ParseWriteQuery(call->request, *info.verb, apply);
     if (!write.ok()) return call->Fail(write.status());
