@@ -230,11 +230,12 @@ class Decoder {
         }
         return true;
       }
-      case FieldType::kDroppedList:
-        if (!v.is_array()) return TypeError(parent, v, f.go_type, false);
-        return true;
       case FieldType::kObject:
         if (!v.is_object()) return TypeError(parent, v, f.go_type, false);
+        if (f.object->opaque) {
+          out = v;
+          return true;
+        }
         return Object(*f.object, v, out);
       case FieldType::kObjectList: {
         if (!v.is_array()) return TypeError(parent, v, f.go_type, false);

@@ -56,7 +56,7 @@ TEST(CanonicalizeTest, LeaseRoundTripNormalizesTimes) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, json::parse(R"({
     "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-    "metadata": {"name": "x", "namespace": "default",
+    "metadata": {"name": "x", "namespace": "default", "managedFields": [{"manager": "k"}],
                  "creationTimestamp": "2024-01-01T00:00:00Z"},
     "spec": {"holderIdentity": "", "leaseDurationSeconds": 15,
              "renewTime": "2023-12-05T02:33:08.685000Z", "leaseTransitions": 0}})"));

@@ -57,7 +57,6 @@ std::string ObjectDescription::go_type() const {
 bool Emitted(const FieldDescription& field, const nlohmann::json& value) {
   switch (field.type) {
     case FieldType::kDroppedString:
-    case FieldType::kDroppedList:
       return false;
     case FieldType::kMicroTime:
     case FieldType::kTime:
@@ -204,12 +203,6 @@ FieldDescription ObjectList(std::string_view name, Emit emit, const ObjectDescri
 
 FieldDescription DroppedString(std::string_view name, std::string doc) {
   return Make(name, FieldType::kDroppedString, Emit::kOmitEmpty, std::move(doc), "string");
-}
-
-FieldDescription DroppedList(std::string_view name, const ObjectDescription& object,
-                             std::string doc) {
-  return Make(name, FieldType::kDroppedList, Emit::kOmitEmpty, std::move(doc),
-              "[]" + object.go_type(), {}, &object);
 }
 
 }  // namespace field

@@ -37,7 +37,6 @@ enum class FieldType : uint8_t {
   kStringList,
   kObject,
   kObjectList,
-  kDroppedList,    // accepted when an array, never emitted (managedFields)
   kDroppedString,  // accepted when a string, never emitted (selfLink; apiVersion/kind at top)
 };
 
@@ -56,7 +55,7 @@ struct FieldDescription {
   Emit emit = Emit::kOmitEmpty;
   std::string go_type;       // named in decode errors: "int32", "v1.LeaseSpec", "[]string"
   std::string elem_go_type;  // element type of lists and maps
-  // The object of kObject / kObjectList / kDroppedList fields, and Time / MicroTime for times.
+  // The object of kObject / kObjectList fields, and Time / MicroTime for times.
   const ObjectDescription* object = nullptr;
   std::string doc;               // the OpenAPI description (kube-apiserver's text)
   bool required = false;         // listed in the OpenAPI schema's "required"
@@ -99,6 +98,8 @@ struct ObjectDescription {
   std::string_view map_type;                 // x-kubernetes-map-type
   std::string_view openapi_type = "object";  // an object without fields: its type and format
   std::string_view openapi_format;           // ("string", "date-time" for Time)
+  // Any JSON object, kept as sent (FieldsV1: a set of field paths, not decoded by the schema).
+  bool opaque = false;
 
   const FieldDescription* Find(std::string_view name) const;
   // "v1.LeaseSpec"
@@ -133,8 +134,6 @@ FieldDescription Object(std::string_view name, Emit emit, const ObjectDescriptio
 FieldDescription ObjectList(std::string_view name, Emit emit, const ObjectDescription& object,
                             std::string doc);
 FieldDescription DroppedString(std::string_view name, std::string doc);
-FieldDescription DroppedList(std::string_view name, const ObjectDescription& object,
-                             std::string doc);
 }  // namespace field
 
 // One column of the kind's Table (kube-apiserver's printer): documented by `field`'s OpenAPI

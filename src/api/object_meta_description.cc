@@ -35,6 +35,7 @@ const ObjectDescription& FieldsV1Object() {
           "where <keys> is a map of  a list item's key fields to their unique values If a key "
           "maps to an empty Fields value, the field that key represents is part of the set.\n\n"
           "The exact format is defined in sigs.k8s.io/structured-merge-diff",
+      .opaque = true,
   };
   return d;
 }
@@ -315,14 +316,14 @@ const ObjectDescription& ObjectMetaObject() {
               .PatchMerge()
               .Proto(14)
               .Bind<&ObjectMeta::finalizers>(),
-          field::DroppedList("managedFields", ManagedFieldsEntryObject(),
-                             "ManagedFields maps workflow-id and version to the set of fields "
-                             "that are managed by that workflow. This is mostly for internal "
-                             "housekeeping, and users typically shouldn't need to set or "
-                             "understand this field. A workflow can be the user's name, a "
-                             "controller's name, or the name of a specific apply path like "
-                             "\"ci-cd\". The set of fields is always in the version that the "
-                             "workflow used when modifying the object.")
+          field::ObjectList("managedFields", E::kOmitEmpty, ManagedFieldsEntryObject(),
+                            "ManagedFields maps workflow-id and version to the set of fields "
+                            "that are managed by that workflow. This is mostly for internal "
+                            "housekeeping, and users typically shouldn't need to set or "
+                            "understand this field. A workflow can be the user's name, a "
+                            "controller's name, or the name of a specific apply path like "
+                            "\"ci-cd\". The set of fields is always in the version that the "
+                            "workflow used when modifying the object.")
               .ListType("atomic"),
       }};
   return d;

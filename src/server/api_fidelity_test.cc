@@ -2,6 +2,7 @@
 // unknown-field warnings under the default field validation, dry-run creates, write options.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "server/test_server_fixture.h"
@@ -207,6 +208,72 @@ TEST_F(ApiFidelityTest, BadWriteOptionsAre422OnTheOptionsKind) {
   EXPECT_EQ(json::parse(reply.body).value("message", ""),
             R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is )"
             R"(required for apply patch)");
+}
+
+TEST_F(ApiFidelityTest, ServerSideApplyOwnsFieldsAndConflictsAsKubeDoes) {
+  client::HttpConnection c(endpoint());
+  const std::string lease = std::string(kLeases) + "/owned";
+  const std::string config_a =
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"owned"},)"
+      R"("spec":{"holderIdentity":"a","leaseDurationSeconds":10}})";
+  client::HttpReply a =
+      Send(c, "PATCH", lease + "?fieldManager=mgrA", config_a, "application/apply-patch+yaml");
+  ASSERT_EQ(a.status, 201) << a.body;
+  json entries = json::parse(a.body)["metadata"]["managedFields"];
+  ASSERT_EQ(entries.size(), 1u) << a.body;
+  EXPECT_EQ(entries[0]["manager"], "mgrA");
+  EXPECT_EQ(entries[0]["operation"], "Apply");
+  EXPECT_EQ(entries[0]["fieldsV1"],
+            json::parse(R"({"f:spec":{"f:holderIdentity":{},"f:leaseDurationSeconds":{}}})"));
+
+  // The same configuration again changes nothing, resourceVersion included.
+  client::HttpReply again =
+      Send(c, "PATCH", lease + "?fieldManager=mgrA", config_a, "application/apply-patch+yaml");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(json::parse(again.body)["metadata"]["resourceVersion"],
+            json::parse(a.body)["metadata"]["resourceVersion"]);
+
+  const std::string config_b =
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"owned"},)"
+      R"("spec":{"holderIdentity":"b"}})";
+  client::HttpReply conflict =
+      Send(c, "PATCH", lease + "?fieldManager=mgrB", config_b, "application/apply-patch+yaml");
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_EQ(json::parse(conflict.body),
+            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+              "message":"Apply failed with 1 conflict: conflict with \"mgrA\": .spec.holderIdentity",
+              "reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict",
+              "message":"conflict with \"mgrA\"","field":".spec.holderIdentity"}]},"code":409})"))
+      << conflict.body;
+
+  client::HttpReply forced = Send(c, "PATCH", lease + "?fieldManager=mgrB&force=true", config_b,
+                                  "application/apply-patch+yaml");
+  ASSERT_EQ(forced.status, 200) << forced.body;
+  EXPECT_EQ(json::parse(forced.body)["spec"]["holderIdentity"], "b");
+
+  // An update without fieldManager is its User-Agent's; it takes the field it changes.
+  json current = json::parse(forced.body);
+  current["spec"]["leaseDurationSeconds"] = 20;
+  client::HttpReply updated = Send(c, "PUT", lease, current.dump(), "application/json",
+                                   {{"User-Agent", "my-controller/v1.2 (linux/amd64)"}});
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  std::map<std::string, json> by_manager;
+  const json updated_lease = json::parse(updated.body);
+  for (const json& e : updated_lease["metadata"]["managedFields"]) {
+    by_manager[e["manager"].get<std::string>()] = e;
+  }
+  ASSERT_EQ(by_manager.size(), 2u) << updated.body;  // mgrA gave up its last field
+  EXPECT_EQ(by_manager["my-controller"]["operation"], "Update");
+  EXPECT_EQ(by_manager["my-controller"]["fieldsV1"],
+            json::parse(R"({"f:spec":{"f:leaseDurationSeconds":{}}})"));
+  EXPECT_EQ(by_manager["mgrB"]["fieldsV1"], json::parse(R"({"f:spec":{"f:holderIdentity":{}}})"));
+
+  client::HttpReply too_long = Send(c, "PATCH", lease + "?fieldManager=" + std::string(129, 'm'),
+                                    config_b, "application/apply-patch+yaml");
+  EXPECT_EQ(too_long.status, 422);
+  EXPECT_EQ(json::parse(too_long.body).value("message", ""),
+            R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more )"
+            R"(than 128 bytes)");
 }
 
 }  // namespace

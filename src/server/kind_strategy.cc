@@ -53,6 +53,8 @@ void KindStrategy::PrepareForUpdate(nlohmann::json&, const nlohmann::json&,
 
 bool KindStrategy::UpdatesSubresource(std::string_view) const { return false; }
 
+std::vector<std::string_view> KindStrategy::ResetFields(std::string_view) const { return {}; }
+
 Status KindStrategy::Validate(const nlohmann::json& object) const {
   return api::ValidateCreate(kind_, object);
 }

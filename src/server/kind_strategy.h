@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/kinds.h"
 #include "store/store.h"
@@ -52,6 +53,9 @@ class KindStrategy {
                                 std::string_view subresource) const;
   // The subresources a PUT may update besides the object (Namespace: "finalize"). Default: none.
   virtual bool UpdatesSubresource(std::string_view subresource) const;
+  // The top-level fields the strategy sets itself on writes through `subresource` ("" for the
+  // object): owned by no manager (kube's ResetFieldsFor). Default: none.
+  virtual std::vector<std::string_view> ResetFields(std::string_view subresource) const;
 
   // Validation with kube-apiserver's messages. Default: api::ValidateCreate / ValidateUpdate.
   virtual Status Validate(const nlohmann::json& object) const;

@@ -54,6 +54,11 @@ class NamespaceStrategy final : public KindStrategy {
     return subresource == "finalize";
   }
 
+  // kube resets the status on the object and on finalize. (Its list also names
+  // "spec.finalizers", as one field of that name, which no object has: spec.finalizers is owned
+  // as any other field.)
+  std::vector<std::string_view> ResetFields(std::string_view) const override { return {"status"}; }
+
   // PrepareForUpdate reads the stored status.
   bool UpdateReadsOnlyOldMetadata() const override { return false; }
 

@@ -77,8 +77,7 @@ class SchemaWriter {
       case FieldType::kStringList:
         out = {{"type", "array"}, {"items", {{"type", "string"}, {"default", ""}}}};
         break;
-      case FieldType::kObjectList:
-      case FieldType::kDroppedList: {
+      case FieldType::kObjectList: {
         json items = Reference(f);
         items["default"] = json::object();
         out = {{"type", "array"}, {"items", std::move(items)}};

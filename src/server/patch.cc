@@ -1,5 +1,5 @@
 // PATCH types and their Content-Type names. The algorithms: merge_patch.cc, json_patch.cc,
-// strategic_merge_patch.cc and server_side_apply.cc.
+// strategic_merge_patch.cc.
 #include "server/patch.h"
 
 #include <cctype>

@@ -1,5 +1,6 @@
-// Patch application for PATCH requests: the four patch types kube-apiserver accepts, as pure
-// functions from (current object, patch body) to the patched object.
+// Patch application for PATCH requests: the patch types kube-apiserver accepts, as pure
+// functions from (current object, patch body) to the patched object; server-side apply, which
+// also decides field ownership, is FieldManager::Apply (field_manager.h).
 //
 // All functions take parsed JSON and never throw; a malformed patch or one that does not apply
 // comes back as a Status with the reason and message kube-apiserver would give:
@@ -58,17 +59,5 @@ Result<nlohmann::json> ApplyJsonPatch(const nlohmann::json& target, const nlohma
 // a BadRequest.
 Result<nlohmann::json> ApplyStrategicMergePatch(const nlohmann::json& target,
                                                 const nlohmann::json& patch);
-
-// Server-side apply (application/apply-patch+yaml; the body parsed to JSON by the caller).
-// With `existing` null the applied configuration is the new object (create semantics: the
-// caller replies 201). Otherwise the applied configuration is merged into the existing object:
-// fields present in it overwrite, maps merge recursively, lists with a merge key (see
-// ApplyStrategicMergePatch) merge by key, other lists replace, and an explicit null removes the
-// field. metadata.managedFields in the applied configuration is ignored.
-// Limitation: tenure tracks no field ownership (managedFields). So there are no conflicts
-// between managers (force is irrelevant), and a field a manager stops applying is kept instead
-// of being removed; remove it with an explicit null or another patch type.
-Result<nlohmann::json> ApplyServerSideApply(const nlohmann::json* existing,
-                                            const nlohmann::json& applied);
 
 }  // namespace tenure::server

@@ -422,36 +422,5 @@ TEST(PatchStrategicTest, NoOpPatchLeavesObjectEqual) {
   EXPECT_EQ(*result, lease);
 }
 
-TEST(PatchApplyTest, CreatesWhenMissing) {
-  json applied = J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
-                       "metadata":{"name":"l","managedFields":[{"manager":"m"}]},
-                       "spec":{"holderIdentity":"a","renewTime":null}})");
-  auto result = ApplyServerSideApply(nullptr, applied);
-  ASSERT_TRUE(result.ok());
-  EXPECT_EQ(*result, J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
-                           "metadata":{"name":"l"},"spec":{"holderIdentity":"a"}})"));
-}
-
-TEST(PatchApplyTest, MergesIntoExisting) {
-  json existing = J(kLease);
-  auto result =
-      ApplyServerSideApply(&existing, J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
-                       "metadata":{"name":"l","labels":{"c":"3"},"finalizers":["f3"],
-                                   "ownerReferences":[{"uid":"u1","name":"renamed"}]},
-                       "spec":{"holderIdentity":"b","leaseTransitions":2,
-                               "leaseDurationSeconds":null}})"));
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  EXPECT_EQ((*result)["metadata"]["labels"], J(R"({"a":"1","b":"2","c":"3"})"));
-  EXPECT_EQ((*result)["metadata"]["finalizers"], J(R"(["f1","f2","f3"])"));
-  EXPECT_EQ((*result)["metadata"]["ownerReferences"][0]["name"], "renamed");
-  EXPECT_EQ((*result)["metadata"]["ownerReferences"].size(), 2u);
-  EXPECT_EQ((*result)["spec"], J(R"({"holderIdentity":"b","leaseTransitions":2})"));
-  EXPECT_EQ((*result)["metadata"]["namespace"], "default");
-}
-
-TEST(PatchApplyTest, RejectsNonObject) {
-  EXPECT_EQ(ApplyServerSideApply(nullptr, J("[1]")).status().reason(), Reason::kBadRequest);
-}
-
 }  // namespace
 }  // namespace tenure::server

@@ -6,6 +6,7 @@
 
 #include "api/ascii.h"
 #include "api/validation.h"
+#include "server/field_manager.h"
 
 namespace tenure::server {
 
@@ -179,6 +180,12 @@ Result<WriteQuery> ParseWriteQuery(const HttpRequest& request, Verb verb, bool a
     if (apply_patch && request.param("fieldManager").empty()) {
       errs.push_back(api::Required("fieldManager", "is required for apply patch"));
     }
+    query.force = QueryBool(request, "force");
+  }
+  if (verb == Verb::kCreate || verb == Verb::kUpdate || verb == Verb::kPatch) {
+    query.field_manager = request.param("fieldManager");
+    api::FieldErrors manager = FieldManagerErrors(query.field_manager);
+    errs.insert(errs.end(), manager.begin(), manager.end());
   }
   // kube's ValidateDeleteOptions: the propagation policy before dryRun.
   // (With a body, kube reads the DeleteOptions from the body only: ResourceApi checks it.)

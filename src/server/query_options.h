@@ -57,12 +57,15 @@ Status TooLargeResourceVersion(int64_t asked, int64_t current);
 
 // The query options of a write (create, update, patch, delete, deletecollection) as
 // kube-apiserver validates them: every dryRun value "All"; fieldValidation "", "Ignore", "Strict"
-// or "Warn"; for a patch, `force` only with apply and `fieldManager` required by apply. A bad one
+// or "Warn"; for a patch, `force` only with apply and `fieldManager` required by apply; a
+// fieldManager of at most 128 printable characters. A bad one
 // is kube's 422 on the options kind: `CreateOptions.meta.k8s.io "" is invalid: fieldValidation:
 // Unsupported value: "x": supported values: "", "Ignore", "Strict", "Warn"`.
 struct WriteQuery {
   bool dry_run = false;
   std::string field_validation;
+  std::string field_manager;  // create, update, patch: validated as kube's ValidateFieldManager
+  bool force = false;         // an apply patch's ?force
 };
 Result<WriteQuery> ParseWriteQuery(const HttpRequest& request, Verb verb, bool apply_patch);
 

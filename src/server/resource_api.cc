@@ -11,6 +11,7 @@
 #include "api/status_object.h"
 #include "server/before_write.h"
 #include "server/continue_token.h"
+#include "server/field_manager.h"
 #include "server/kind_strategy.h"
 #include "server/list_page.h"
 #include "server/object_meta.h"
@@ -64,6 +65,10 @@ struct ResourceApi::Call {
   std::shared_ptr<Responder> responder;
   ResponseFormat format;
   bool dry_run = false;
+  // The manager of the write (its fieldManager, else the User-Agent's first word) and an apply's
+  // ?force.
+  std::string field_manager;
+  bool force = false;
   // fieldValidation Warn (or unset): the unknown fields of the objects decoded, sent back as
   // Warning headers with the answer.
   bool warn_unknown_fields = false;
@@ -72,6 +77,15 @@ struct ResourceApi::Call {
 
   WriteContext write_context(store::Store& store, const Clock& clock) const {
     return {info, store, deadline, clock, &admit};
+  }
+  // The managedFields of this request's writes.
+  FieldManager field_manager_of(const Clock& clock) const {
+    return FieldManager(*kind, info.version, info.subresource,
+                        strategy->ResetFields(info.subresource), clock);
+  }
+  // The field manager's name (kube's managerOrUserAgent).
+  std::string manager() const {
+    return ManagerOrUserAgent(field_manager, request.header("user-agent"));
   }
   // For the one decode of an attempt: an update or patch tried again reports its fields anew.
   api::DecodeOptions decode_options() {
@@ -169,6 +183,8 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
     auto write = ParseWriteQuery(call->request, *info.verb, apply);
     if (!write.ok()) return call->Fail(write.status());
     call->dry_run = write->dry_run;
+    call->field_manager = write->field_manager;
+    call->force = write->force;
     call->warn_unknown_fields =
         write->field_validation.empty() || write->field_validation == "Warn";
   }
@@ -314,7 +330,13 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
   if (!body.ok()) return call->Fail(body.status());
   auto object = api::Canonicalize(*call->kind, *body, call->decode_options());
   if (!object.ok()) return call->Fail(object.status());
+  RecordCreate(*call, *object);
   CreateObject(call, std::move(*object));
+}
+
+void ResourceApi::RecordCreate(const Call& call, json& object) const {
+  FieldManager manager = call.field_manager_of(*clock_);
+  manager.Update(manager.EmptyObject(), object, call.manager());
 }
 
 void ResourceApi::RunUpdate(const std::shared_ptr<Call>& call,
@@ -385,6 +407,7 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
     }
     object["metadata"].erase("resourceVersion");
     if (Status s = CheckNameIsTheUrls(call->info, object); !s.ok()) return call->FailStep(s);
+    RecordCreate(*call, object);
     CreateObject(call, std::move(object));
     return UpdateStep::Answered();
   }
@@ -401,10 +424,20 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
   std::string_view old_meta =
       strategy.UpdateReadsOnlyOldMetadata() ? StoredMetadata(existing->value) : std::string_view();
   if (!old_meta.empty()) {
-    // Hot path (lease renewals): decode only what BeforeUpdate reads.
+    // Hot path (lease renewals of objects no manager is recorded on): decode only what
+    // BeforeUpdate and the field manager read.
     old_object["metadata"] = json::parse(old_meta);
+    if (old_object["metadata"].contains("managedFields") ||
+        object["metadata"].contains("managedFields")) {
+      old_object = ServedObject(kind, existing->value);
+    }
   } else {
     old_object = ServedObject(kind, existing->value);
+  }
+  {
+    FieldManager manager = call->field_manager_of(*clock_);
+    manager.Update(old_object, object, call->manager());
+    KeepManagedFieldsTimesOfNoOp(old_object, object);
   }
   Status s = BeforeUpdate(strategy, call->write_context(*store_, *clock_), old_object, object);
   // Judged against a known version that may no longer be current: decide it from a read.
@@ -455,10 +488,11 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
     return call->FailStep(StoreError(existing.status(), kind, call->info.name));
   }
   api::DecodeOptions options = call->decode_options();
+  FieldManager manager = call->field_manager_of(*clock_);
   if (!existing.ok()) {
     // Server-side apply of a missing object creates it.
-    auto applied = ApplyServerSideApply(nullptr, patch);
-    if (!applied.ok()) return call->FailStep(applied.status());
+    auto applied = manager.Apply(manager.EmptyObject(), patch, call->field_manager, call->force);
+    if (!applied.ok()) return call->FailStep(applied.status());  // kube: without details
     auto object = api::Canonicalize(kind, *applied, options);
     if (!object.ok()) return call->FailStep(object.status());
     if (Status s = CheckNameIsTheUrls(call->info, *object); !s.ok()) return call->FailStep(s);
@@ -479,12 +513,19 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
       patched = ApplyJsonPatch(current, patch);
       break;
     case PatchType::kApply:
-      patched = ApplyServerSideApply(&current, patch);
+      patched = manager.Apply(current, patch, call->field_manager, call->force);
       break;
   }
-  if (!patched.ok()) return call->FailStep(WithDetails(patched.status(), kind, call->info.name));
+  if (!patched.ok()) {
+    // An apply's errors (conflicts included) carry no details, as kube's.
+    return call->FailStep(type == PatchType::kApply
+                              ? patched.status()
+                              : WithDetails(patched.status(), kind, call->info.name));
+  }
   auto object = api::Canonicalize(kind, *patched, options);
   if (!object.ok()) return call->FailStep(object.status());
+  if (type != PatchType::kApply) manager.Update(current, *object, call->manager());
+  KeepManagedFieldsTimesOfNoOp(current, *object);
   // A resourceVersion in the patched object is a precondition, as in kube-apiserver.
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->FailStep(rv.status());

@@ -69,6 +69,8 @@ class ResourceApi {
   // run is answered at once.
   UpdateStep WriteStep(Call& call, std::string value, store::KeyValue existing,
                        int64_t expected_revision, bool again_on_conflict, bool again_on_not_found);
+  // Records the manager of a create (or an update that creates) in the object's managedFields.
+  void RecordCreate(const Call& call, nlohmann::json& object) const;
   // Prepares a new object (BeforeCreate) and stores it: 201 with the object.
   void CreateObject(const std::shared_ptr<Call>& call, nlohmann::json object);
 

@@ -116,7 +116,14 @@ TEST_F(RobustnessTest, EveryBodyReaderRefusesNestingBeyondTheLimitAndSurvivesThe
     auto at_limit = Send(c, r.method, r.target, r.body(NestedArrays(api::kMaxJsonNesting - r.wrap)),
                          r.content_type);
     EXPECT_NE(at_limit.status, 0) << "no answer at the nesting limit";
-    EXPECT_LT(at_limit.status, 500) << at_limit.body.substr(0, 300);
+    if (std::string_view(r.content_type) == "application/apply-patch+yaml") {
+      // kube's answer to an applied field its schema does not declare: 500, the typed
+      // conversion's error.
+      EXPECT_NE(at_limit.body.find(".spec.x: field not declared in schema"), std::string::npos)
+          << at_limit.body.substr(0, 300);
+    } else {
+      EXPECT_LT(at_limit.status, 500) << at_limit.body.substr(0, 300);
+    }
     ASSERT_TRUE(Healthy());
   }
 }

@@ -1,5 +1,5 @@
 // Strategic merge patch (application/strategic-merge-patch+json): the merge by the list
-// strategies of tenure's kinds, with kubectl's directives; server-side apply merges with it too.
+// strategies of tenure's kinds, with kubectl's directives.
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,7 +12,6 @@
 #include "api/description.h"
 #include "api/meta_descriptions.h"
 #include "server/patch.h"
-#include "server/strategic_merge.h"
 
 namespace tenure::server {
 namespace {
@@ -68,15 +67,14 @@ bool IsDirective(std::string_view key) {
 
 class Merger {
  public:
-  // `directives`: strategic merge patch (true) or server-side apply (false, "$" keys are data).
-  Merger(std::string kind, bool directives) : kind_(std::move(kind)), directives_(directives) {}
+  explicit Merger(std::string kind) : kind_(std::move(kind)) {}
 
   // Merges patch object `patch` into `original` (any value; non-objects count as absent).
   // Sets *deleted when the patch says "$patch": "delete".
   Result<json> MergeMap(const json& original, const json& patch, std::vector<std::string>& path,
                         bool* deleted) {
     *deleted = false;
-    if (directives_) {
+    {
       if (auto it = patch.find(kPatchDirective); it != patch.end()) {
         std::string directive = it->is_string() ? it->get<std::string>() : it->dump();
         if (directive == "delete") {
@@ -96,7 +94,7 @@ class Merger {
     }
     json result = original.is_object() ? original : json::object();
 
-    if (directives_) {
+    {
       if (auto it = patch.find(kRetainKeys); it != patch.end()) {
         if (!it->is_array()) {
           return Status::BadRequest("invalid $retainKeys: must be a list of strings, got " +
@@ -131,7 +129,7 @@ class Merger {
     }
 
     for (const auto& [key, value] : patch.items()) {
-      if (directives_ && IsDirective(key)) continue;
+      if (IsDirective(key)) continue;
       if (value.is_null()) {
         result.erase(key);
         continue;
@@ -158,7 +156,7 @@ class Merger {
       path.pop_back();
     }
 
-    if (directives_) {
+    {
       for (const auto& [key, value] : patch.items()) {
         if (!key.starts_with(kSetElementOrder)) continue;
         std::string field = key.substr(kSetElementOrder.size());
@@ -177,7 +175,6 @@ class Merger {
 
   // Removes every directive from a value that is stored as is (a replaced field).
   json Strip(const json& value) const {
-    if (!directives_) return value;
     if (value.is_object()) {
       json out = json::object();
       for (const auto& [key, child] : value.items()) {
@@ -199,8 +196,7 @@ class Merger {
  private:
   // A list element that only carries "$patch" (e.g. {"$patch": "replace"}).
   bool IsListDirective(const json& element) const {
-    return directives_ && element.is_object() && element.size() == 1 &&
-           element.contains(kPatchDirective);
+    return element.is_object() && element.size() == 1 && element.contains(kPatchDirective);
   }
 
   static const json* KeyOf(const json& element, const std::string& merge_key) {
@@ -303,11 +299,9 @@ class Merger {
   }
 
   std::string kind_;
-  bool directives_;
 };
 
-}  // namespace
-
+// The "kind" of `a`, else of `b`; "" when neither is an object naming one.
 std::string KindOf(const json& a, const json& b) {
   for (const json* object : {&a, &b}) {
     if (object->is_object()) {
@@ -318,12 +312,7 @@ std::string KindOf(const json& a, const json& b) {
   return "";
 }
 
-Result<json> StrategicMerge(std::string kind, const json& original, const json& patch,
-                            bool directives, bool* deleted) {
-  Merger merger(std::move(kind), directives);
-  std::vector<std::string> path;
-  return merger.MergeMap(original, patch, path, deleted);
-}
+}  // namespace
 
 Result<json> ApplyStrategicMergePatch(const json& target, const json& patch) {
   if (!patch.is_object()) {
@@ -331,7 +320,9 @@ Result<json> ApplyStrategicMergePatch(const json& target, const json& patch) {
                               " into Go value of type map[string]interface {}");
   }
   bool deleted = false;
-  auto merged = StrategicMerge(KindOf(target, patch), target, patch, /*directives=*/true, &deleted);
+  Merger merger(KindOf(target, patch));
+  std::vector<std::string> path;
+  auto merged = merger.MergeMap(target, patch, path, &deleted);
   if (!merged.ok()) return merged.status();
   if (deleted) return json::object();
   return merged;

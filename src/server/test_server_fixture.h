@@ -50,9 +50,11 @@ class ServerFixture : public ::testing::Test {
   // (the connection closed without an answer, say).
   client::HttpReply Send(client::HttpConnection& c, const std::string& method,
                          const std::string& target, const std::string& body,
-                         const std::string& content_type = "application/json") {
+                         const std::string& content_type = "application/json",
+                         const std::vector<std::pair<std::string, std::string>>& extra = {}) {
     auto h = headers();
     h[1].second = content_type;
+    h.insert(h.end(), extra.begin(), extra.end());
     auto reply = c.Request(method, target, h, body, std::chrono::seconds(30));
     if (!reply.ok()) return client::HttpReply{};
     return std::move(*reply);

@@ -724,6 +724,19 @@ def kubectl_binary(version: str) -> str:
     return path
 
 
+def oldest_kubectl_version() -> str | None:
+    """The lowest kubectl.X.Y version installed beside kubectl ("1.27"), or None."""
+    d = kubectl_dir()
+    if d is None:
+        return None
+    versions = []
+    for name in os.listdir(d):
+        m = re.fullmatch(r"kubectl\.(\d+)\.(\d+)", name)
+        if m and os.access(os.path.join(d, name), os.X_OK):
+            versions.append((int(m.group(1)), int(m.group(2))))
+    return f"{min(versions)[0]}.{min(versions)[1]}" if versions else None
+
+
 @dataclass
 class Run:
     args: list[str]

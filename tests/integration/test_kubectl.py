@@ -8,7 +8,10 @@ import json
 import re
 import unittest
 
+import yaml
+
 from tenure_testlib import (COORDINATED_FLAGS, ServerTestCase, candidate_path, core_path, kubectl_binary,
+                            oldest_kubectl_version,
                             lease_body, lease_path, micro_time_now, parse_table, rv_int, time_now)
 
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -198,6 +201,14 @@ class KubectlCases:
                          f"describe did not show the event posted for the lease:\n{out}")
         self.assertNotIn("OtherLeaseReason", events, f"describe shows another lease's event:\n{out}")
 
+        # kubectl events lists both, oldest first, with the object each is about.
+        out = self.kc("events", "-n", ns)
+        self.assertRegex(out, r"(?m)^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$", out)
+        self.assertRegex(out, r"(?m)^\S+\s+Normal\s+LeaderElection\s+(?i:lease)/desc\s+holder-desc became leader$",
+                         out)
+        self.assertRegex(out, r"(?m)^\S+\s+Normal\s+OtherLeaseReason\s+(?i:lease)/desc-other\s+not about desc$",
+                         out)
+
     # create / apply --------------------------------------------------------------------------
     def test_create_twice(self):
         ns = self.ns()
@@ -248,6 +259,91 @@ class KubectlCases:
         second = self.get_lease(ns, "ssa")
         self.assertEqual(second["spec"]["holderIdentity"], "holder-ssa-2")
         self.assertGreater(rv_int(second), rv_int(first))
+        self.assertEqual(self.managed_fields(second),
+                         {("kubectl", "Apply"): {"f:spec": {"f:holderIdentity": {}, "f:leaseDurationSeconds": {}}}})
+
+        # Another manager changing a field kubectl owns: kube-apiserver's 409, as kubectl prints it.
+        other = self.k.write_file("apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: ssa\n"
+                                  "spec:\n  holderIdentity: holder-other\n", "other.yaml")
+        r = self.kc_fails("apply", "--server-side", "--field-manager=other", "-f", other, "-n", ns)
+        self.assertIn('Apply failed with 1 conflict: conflict with "kubectl": .spec.holderIdentity', r.stderr,
+                      r.describe())
+        self.assertIn("--force-conflicts", r.stderr, r.describe())
+        self.assertEqual(self.get_lease(ns, "ssa")["spec"]["holderIdentity"], "holder-ssa-2")
+
+        self.assertOneLine(self.kc("apply", "--server-side", "--field-manager=other", "--force-conflicts",
+                                   "-f", other, "-n", ns),
+                           "lease.coordination.k8s.io/ssa serverside-applied")
+        forced = self.get_lease(ns, "ssa")
+        self.assertEqual(forced["spec"]["holderIdentity"], "holder-other")
+        self.assertEqual(self.managed_fields(forced),
+                         {("kubectl", "Apply"): {"f:spec": {"f:leaseDurationSeconds": {}}},
+                          ("other", "Apply"): {"f:spec": {"f:holderIdentity": {}}}})
+
+        # -o yaml hides managedFields unless asked for, as against kube-apiserver.
+        self.assertNotIn("managedFields", self.kc("get", "lease", "ssa", "-n", ns, "-o", "yaml"))
+        shown = yaml.safe_load(self.kc("get", "lease", "ssa", "-n", ns, "-o", "yaml", "--show-managed-fields"))
+        entries = shown["metadata"]["managedFields"]
+        # kube's order: operation, time, manager (other's apply came last).
+        self.assertEqual([(e["manager"], e["operation"], e["apiVersion"], e["fieldsType"]) for e in entries],
+                         [("kubectl", "Apply", "coordination.k8s.io/v1", "FieldsV1"),
+                          ("other", "Apply", "coordination.k8s.io/v1", "FieldsV1")], shown)
+        for e in entries:
+            self.assertRegex(e["time"], TIME_RE)
+
+        # kubectl applies again without leaseDurationSeconds: the field goes, as no one else owns it.
+        path = self.k.write_file("apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: ssa\n"
+                                 "spec:\n  leaseTransitions: 3\n", "ssa.yaml")
+        self.assertOneLine(self.kc("apply", "--server-side", "-f", path, "-n", ns),
+                           "lease.coordination.k8s.io/ssa serverside-applied")
+        third = self.get_lease(ns, "ssa")
+        self.assertEqual(third["spec"], {"holderIdentity": "holder-other", "leaseTransitions": 3})
+
+    def managed_fields(self, obj: dict) -> dict:
+        return {(e["manager"], e["operation"]): e["fieldsV1"] for e in obj["metadata"].get("managedFields", [])}
+
+    def test_create_dry_run(self):
+        ns = self.ns()
+        path = self.k.write_file(lease_yaml("dry", holder="holder-dry"), "dry.yaml")
+        self.assertOneLine(self.kc("create", "-f", path, "-n", ns, "--dry-run=server"),
+                           "lease.coordination.k8s.io/dry created (server dry run)")
+        obj = json.loads(self.kc("create", "-f", path, "-n", ns, "--dry-run=server", "-o", "json",
+                                 "--show-managed-fields"))
+        # As kube-apiserver: the object as it would be stored, but no resourceVersion.
+        self.assertRegex(obj["metadata"]["uid"], UUID_RE)
+        self.assertRegex(obj["metadata"]["creationTimestamp"], TIME_RE)
+        self.assertNotIn("resourceVersion", obj["metadata"], obj)
+        self.assertEqual([(e["manager"], e["operation"]) for e in obj["metadata"]["managedFields"]],
+                         [("kubectl-create", "Update")], obj)
+        r = self.api.get(lease_path(ns, "dry"))
+        self.assertEqual(r.status, 404, r.describe())
+
+    def test_get_in_chunks(self):
+        ns = self.ns()
+        for name in ("chunk-a", "chunk-b", "chunk-c"):
+            self.create_lease(ns, name)
+        run = self.k.run("get", "leases", "-n", ns, "--chunk-size=1", "-v=6")
+        self.assertEqual(run.returncode, 0, run.describe())
+        self.assertEqual([r["NAME"] for r in parse_table(run.stdout)], ["chunk-a", "chunk-b", "chunk-c"],
+                         run.describe())
+        # Each request once (kubectl 1.33 logs it as "Response" verb="GET" url="...").
+        pages = list(dict.fromkeys(re.findall(r"/leases\?([^\s\"]*)", run.stderr)))
+        self.assertEqual(len(pages), 3, run.describe())
+        self.assertIn("limit=1", pages[0])
+        self.assertNotIn("continue=", pages[0])
+        for page in pages[1:]:
+            self.assertRegex(page, r"(^|&)continue=[^&]+", run.describe())
+
+    def test_delete_namespace_with_contents(self):
+        ns = self.ns()
+        self.create_lease(ns, "inside")
+        self.create(core_path("configmaps", ns), {"apiVersion": "v1", "kind": "ConfigMap",
+                                                  "metadata": {"name": "inside"}, "data": {"k": "v"}})
+        # kubectl waits until the namespace is gone: its contents first, then itself.
+        self.assertOneLine(self.kc("delete", "namespace", ns, timeout=60), f'namespace "{ns}" deleted')
+        for path in (lease_path(ns, "inside"), core_path("configmaps", ns, "inside"), f"/api/v1/namespaces/{ns}"):
+            r = self.api.get(path)
+            self.assertEqual(r.status, 404, r.describe())
 
     # patch ---------------------------------------------------------------------------------
     def test_patch_types(self):
@@ -345,6 +441,16 @@ class KubectlCases:
         self.assertRegex(top, r"(?m)^\s+spec\s+<\w+>")
         self.assertRegex(top, r"(?m)^\s+metadata\s+<\w+>")
 
+    def test_explain_openapiv2(self):
+        # The Swagger 2.0 document (/openapi/v2) that older tools and this form of explain read.
+        out = self.kc("explain", "lease.spec", "--output=plaintext-openapiv2")
+        self.assertRegex(out, r"(?m)^KIND:\s+Lease$", out)
+        self.assertRegex(out, r"(?m)^VERSION:\s+coordination\.k8s\.io/v1$", out)
+        self.assertRegex(out, r"(?m)^RESOURCE:\s+spec\s+<Object>$", out)
+        for field, typ in (("holderIdentity", "string"), ("leaseDurationSeconds", "integer"),
+                           ("renewTime", "string")):
+            self.assertRegex(out, rf"(?m)^\s+{field}\s+<{typ}>$", out)
+
     # leasecandidates -------------------------------------------------------------------------
     def test_get_leasecandidates(self):
         ns = self.ns()
@@ -420,6 +526,18 @@ class Kubectl132Test(KubectlCases, ServerTestCase):
 
 class Kubectl133Test(KubectlCases, ServerTestCase):
     VERSION = "1.33"
+
+
+class KubectlOldestTest(KubectlCases, ServerTestCase):
+    """The oldest kubectl the machine has, when it is neither of the above."""
+
+    VERSION = oldest_kubectl_version() or ""
+
+    @classmethod
+    def setUpClass(cls):
+        if cls.VERSION in ("", "1.32", "1.33"):
+            raise unittest.SkipTest(f"no kubectl older than 1.32 installed ({cls.VERSION or 'none'})")
+        super().setUpClass()
 
 
 if __name__ == "__main__":

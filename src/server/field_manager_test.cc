@@ -1,0 +1,311 @@
+// FieldManager: managedFields of updates and applies as kube-apiserver writes them.
+#include "server/field_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/kinds.h"
+#include "tenure/fake_clock.h"
+
+namespace tenure::server {
+namespace {
+
+using nlohmann::json;
+
+json J(const char* text) { return json::parse(text); }
+
+json LeaseConfig(const char* spec) {
+  json config = J(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+                      "metadata":{"name":"l","namespace":"default"}})");
+  config["spec"] = J(spec);
+  return config;
+}
+
+class FieldManagerTest : public ::testing::Test {
+ protected:
+  FieldManager Leases(std::string subresource = "") {
+    return FieldManager(api::LeaseKind(), "v1", std::move(subresource), {}, clock_);
+  }
+  // Stores the result as the live object would be (uid and all), as the server does.
+  json Created(FieldManager& m, json object, std::string_view manager) {
+    m.Update(m.EmptyObject(), object, manager);
+    object["metadata"]["uid"] = "u-1";
+    return object;
+  }
+  json Applied(FieldManager& m, const json& live, const json& config, std::string_view manager,
+               bool force = false) {
+    auto out = m.Apply(live, config, manager, force);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    if (!out.ok()) return live;
+    json object = *out;
+    object["metadata"]["uid"] = "u-1";
+    return object;
+  }
+  static json Entries(const json& object) {
+    return object["metadata"].value("managedFields", json::array());
+  }
+  static json FieldsOf(const json& object, const std::string& manager) {
+    for (const json& e : Entries(object)) {
+      if (e.value("manager", "") == manager) return e["fieldsV1"];
+    }
+    return nullptr;
+  }
+
+  FakeClock clock_;
+};
+
+TEST_F(FieldManagerTest, CreateRecordsTheUpdateOfItsManager) {
+  FieldManager m = Leases();
+  json object = LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":15})");
+  object["metadata"]["labels"] = {{"app", "x"}};
+  object = Created(m, object, "kubectl-create");
+  json entries = Entries(object);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["manager"], "kubectl-create");
+  EXPECT_EQ(entries[0]["operation"], "Update");
+  EXPECT_EQ(entries[0]["apiVersion"], "coordination.k8s.io/v1");
+  EXPECT_EQ(entries[0]["fieldsType"], "FieldsV1");
+  EXPECT_TRUE(entries[0]["time"].is_string());
+  // spec is in the empty object already (a struct); labels are new, so their node is owned too.
+  EXPECT_EQ(entries[0]["fieldsV1"], J(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},
+      "f:spec":{"f:holderIdentity":{},"f:leaseDurationSeconds":{}}})"));
+}
+
+TEST_F(FieldManagerTest, ApplyCreatesAndOwnsExactlyWhatItSets) {
+  FieldManager m = Leases();
+  json object = Applied(m, m.EmptyObject(), LeaseConfig(R"({"holderIdentity":"a"})"), "mgrA");
+  EXPECT_EQ(object["spec"]["holderIdentity"], "a");
+  json entries = Entries(object);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["manager"], "mgrA");
+  EXPECT_EQ(entries[0]["operation"], "Apply");
+  EXPECT_EQ(entries[0]["apiVersion"], "coordination.k8s.io/v1");
+  EXPECT_EQ(entries[0]["fieldsV1"], J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+TEST_F(FieldManagerTest, ApplyOfAFieldAnotherManagerOwnsConflicts) {
+  FieldManager m = Leases();
+  json live = Applied(m, m.EmptyObject(), LeaseConfig(R"({"holderIdentity":"a"})"), "mgrA");
+  auto out = m.Apply(live, LeaseConfig(R"({"holderIdentity":"b"})"), "mgrB", false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().reason(), Reason::kConflict);
+  EXPECT_EQ(out.status().message(),
+            "Apply failed with 1 conflict: conflict with \"mgrA\": .spec.holderIdentity");
+  ASSERT_EQ(out.status().causes().size(), 1u);
+  EXPECT_EQ(out.status().causes()[0], (StatusCause{"FieldManagerConflict", "conflict with \"mgrA\"",
+                                                   ".spec.holderIdentity"}));
+
+  // The same value is shared, not a conflict.
+  json shared = Applied(m, live, LeaseConfig(R"({"holderIdentity":"a"})"), "mgrB");
+  EXPECT_EQ(FieldsOf(shared, "mgrA"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+  EXPECT_EQ(FieldsOf(shared, "mgrB"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+TEST_F(FieldManagerTest, ForceTakesTheFieldsOver) {
+  FieldManager m = Leases();
+  json live = Applied(m, m.EmptyObject(),
+                      LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":10})"), "mgrA");
+  json object = Applied(m, live, LeaseConfig(R"({"holderIdentity":"b"})"), "mgrB", true);
+  EXPECT_EQ(object["spec"]["holderIdentity"], "b");
+  EXPECT_EQ(FieldsOf(object, "mgrA"), J(R"({"f:spec":{"f:leaseDurationSeconds":{}}})"));
+  EXPECT_EQ(FieldsOf(object, "mgrB"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+TEST_F(FieldManagerTest, FieldsAnApplierStopsApplyingAreRemovedUnlessOthersOwnThem) {
+  FieldManager m = Leases();
+  json live =
+      Applied(m, m.EmptyObject(), LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":10,
+                                      "leaseTransitions":2})"),
+              "mgrA");
+  live = Applied(m, live, LeaseConfig(R"({"leaseTransitions":2})"), "mgrB");
+  json object = Applied(m, live, LeaseConfig(R"({"holderIdentity":"a"})"), "mgrA");
+  EXPECT_EQ(object["spec"], J(R"({"holderIdentity":"a","leaseTransitions":2})"));
+  EXPECT_EQ(FieldsOf(object, "mgrA"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+TEST_F(FieldManagerTest, AnUpdateTakesWhatItChangesAndTheApplierThenConflicts) {
+  FieldManager m = Leases();
+  json live = Applied(m, m.EmptyObject(),
+                      LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":10})"), "mgrA");
+  json edited = live;
+  edited["spec"]["holderIdentity"] = "edited";
+  m.Update(live, edited, "kubectl-edit");
+  EXPECT_EQ(FieldsOf(edited, "mgrA"), J(R"({"f:spec":{"f:leaseDurationSeconds":{}}})"));
+  EXPECT_EQ(FieldsOf(edited, "kubectl-edit"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+  auto out = m.Apply(edited, LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":10})"),
+                     "mgrA", false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using "
+            "coordination.k8s.io/v1: .spec.holderIdentity");
+}
+
+TEST_F(FieldManagerTest, SeveralConflictsAreListedByManager) {
+  FieldManager m = Leases();
+  json live = Applied(m, m.EmptyObject(),
+                      LeaseConfig(R"({"holderIdentity":"a","leaseDurationSeconds":10})"), "b");
+  live = Applied(m, live, LeaseConfig(R"({"leaseTransitions":1})"), "a");
+  auto out = m.Apply(
+      live, LeaseConfig(R"({"holderIdentity":"x","leaseDurationSeconds":20,"leaseTransitions":3})"),
+      "c", false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "Apply failed with 3 conflicts: conflicts with \"a\":\n- .spec.leaseTransitions\n"
+            "conflicts with \"b\":\n- .spec.holderIdentity\n- .spec.leaseDurationSeconds");
+  EXPECT_EQ(out.status().causes().size(), 3u);
+}
+
+TEST_F(FieldManagerTest, ApplyBodiesOfAnotherKindOrWithManagedFieldsOrUnknownFieldsFail) {
+  FieldManager m = Leases();
+  json wrong = LeaseConfig("{}");
+  wrong["kind"] = "ConfigMap";
+  auto out = m.Apply(m.EmptyObject(), wrong, "a", false);
+  EXPECT_EQ(out.status().reason(), Reason::kBadRequest);
+  EXPECT_EQ(out.status().message(), "invalid object type: coordination.k8s.io/v1, Kind=ConfigMap");
+
+  json managed = LeaseConfig("{}");
+  managed["metadata"]["managedFields"] = json::array();
+  out = m.Apply(m.EmptyObject(), managed, "a", false);
+  EXPECT_EQ(out.status().message(), "metadata.managedFields must be nil");
+
+  out = m.Apply(m.EmptyObject(), LeaseConfig(R"({"holder":"a"})"), "a", false);
+  EXPECT_EQ(out.status().reason(), Reason::kInternalError);
+  EXPECT_EQ(out.status().message(),
+            "failed to create typed patch object (default/l; coordination.k8s.io/v1, "
+            "Kind=Lease): .spec.holder: field not declared in schema");
+  out = m.Apply(m.EmptyObject(), LeaseConfig(R"({"leaseDurationSeconds":"x"})"), "a", false);
+  EXPECT_EQ(out.status().message(),
+            "failed to create typed patch object (default/l; coordination.k8s.io/v1, "
+            "Kind=Lease): .spec.leaseDurationSeconds: expected numeric (int or float), got string");
+}
+
+TEST_F(FieldManagerTest, TheTimeMovesOnlyWhenTheManagerTakesFields) {
+  FieldManager m = Leases();
+  json live = Created(m, LeaseConfig(R"({"holderIdentity":"a"})"), "writer");
+  const json created_time = Entries(live)[0]["time"];
+  clock_.Advance(std::chrono::hours(1));
+  json same = live;
+  m.Update(live, same, "writer");
+  EXPECT_EQ(Entries(same)[0]["time"], created_time);
+  json changed = live;
+  changed["spec"]["holderIdentity"] = "b";
+  m.Update(live, changed, "writer");
+  EXPECT_NE(Entries(changed)[0]["time"], created_time);
+}
+
+TEST_F(FieldManagerTest, AnEmptyListClearsTheEntriesAndUntrackedObjectsStayUntracked) {
+  FieldManager m = Leases();
+  json live = Created(m, LeaseConfig(R"({"holderIdentity":"a"})"), "writer");
+  json cleared = live;
+  cleared["metadata"]["managedFields"] = json::array();
+  m.Update(live, cleared, "writer");
+  EXPECT_FALSE(cleared["metadata"].contains("managedFields"));
+  json changed = cleared;
+  changed["spec"]["holderIdentity"] = "b";
+  m.Update(cleared, changed, "writer");
+  EXPECT_FALSE(changed["metadata"].contains("managedFields"));
+  // The first apply gives what is there to "before-first-apply".
+  json applied = Applied(m, changed, LeaseConfig(R"({"leaseDurationSeconds":5})"), "mgr");
+  EXPECT_EQ(FieldsOf(applied, "before-first-apply"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+  EXPECT_EQ(FieldsOf(applied, "mgr"), J(R"({"f:spec":{"f:leaseDurationSeconds":{}}})"));
+}
+
+TEST_F(FieldManagerTest, ARequestWithoutManagedFieldsKeepsTheStoredOnes) {
+  FieldManager m = Leases();
+  json live = Created(m, LeaseConfig(R"({"holderIdentity":"a"})"), "writer");
+  json sent = live;
+  sent["metadata"].erase("managedFields");
+  m.Update(live, sent, "writer");
+  EXPECT_EQ(Entries(sent), Entries(live));
+}
+
+TEST_F(FieldManagerTest, MoreThanTenUpdateManagersAreMergedIntoAncientChanges) {
+  FieldManager m = Leases();
+  json live = Created(m, LeaseConfig(R"({"holderIdentity":"m0"})"), "m0");
+  for (int i = 1; i <= 11; ++i) {
+    clock_.Advance(std::chrono::seconds(2));
+    json next = live;
+    next["metadata"]["labels"]["l" + std::to_string(i)] = "v";
+    m.Update(live, next, "m" + std::to_string(i));
+    live = next;
+  }
+  json entries = Entries(live);
+  ASSERT_EQ(entries.size(), 10u) << entries.dump(1);
+  EXPECT_EQ(entries[0]["manager"], "ancient-changes") << entries.dump(1);
+  EXPECT_EQ(entries[0]["fieldsV1"], J(R"({"f:metadata":{"f:labels":{".":{},"f:l1":{},"f:l2":{}}},
+                  "f:spec":{"f:holderIdentity":{}}})"));
+  // The bucket has the time of the newest entry merged into it (m2's, the 2nd advance).
+  EXPECT_EQ(entries[0]["time"], "2026-01-01T00:00:04Z");
+}
+
+TEST_F(FieldManagerTest, SetsAndKeyedListsAreOwnedByItem) {
+  FieldManager m = Leases();
+  json config = LeaseConfig("{}");
+  config["metadata"]["finalizers"] = {"x"};
+  config["metadata"]["ownerReferences"] =
+      J(R"([{"apiVersion":"v1","kind":"ConfigMap","name":"c","uid":"u1"}])");
+  json object = Applied(m, m.EmptyObject(), config, "mgr");
+  EXPECT_EQ(FieldsOf(object, "mgr"), J(R"({"f:metadata":{"f:finalizers":{"v:\"x\"":{}},
+      "f:ownerReferences":{"k:{\"uid\":\"u1\"}":{}}},"f:spec":{}})"));
+  // Another manager's item of the same set conflicts only on what it changes.
+  json other = LeaseConfig("{}");
+  other["metadata"]["finalizers"] = {"y"};
+  object = Applied(m, object, other, "other");
+  EXPECT_EQ(object["metadata"]["finalizers"], J(R"(["x","y"])"));
+}
+
+TEST_F(FieldManagerTest, KubectlMovesFromClientSideApplyWithoutConflicts) {
+  FieldManager m = Leases();
+  json object = LeaseConfig(R"({"holderIdentity":"a"})");
+  json last = object;
+  object["metadata"]["annotations"] = {
+      {"kubectl.kubernetes.io/last-applied-configuration", last.dump() + "\n"}};
+  json live = Created(m, object, "kubectl-client-side-apply");
+  json applied = Applied(m, live, LeaseConfig(R"({"holderIdentity":"a"})"), "kubectl");
+  EXPECT_EQ(FieldsOf(applied, "kubectl"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+  // And keeps the annotation in step for a later client-side apply.
+  EXPECT_EQ(applied["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"],
+            LeaseConfig(R"({"holderIdentity":"a"})").dump() + "\n");
+  // Another manager still conflicts.
+  EXPECT_FALSE(m.Apply(live, LeaseConfig(R"({"holderIdentity":"b"})"), "other", false).ok());
+}
+
+TEST_F(FieldManagerTest, NamespaceStatusIsOwnedByNoOne) {
+  FieldManager m(api::NamespaceKind(), "v1", "", {"status"}, clock_);
+  json ns = J(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n"},
+                  "status":{"phase":"Active"}})");
+  m.Update(m.EmptyObject(), ns, "creator");
+  EXPECT_FALSE(ns["metadata"].contains("managedFields"));
+}
+
+TEST_F(FieldManagerTest, ManagersAreNamedAfterTheUserAgentAndValidated) {
+  EXPECT_EQ(ManagerOrUserAgent("", "kubectl/v1.33.0 (linux/amd64) kubernetes/abc"), "kubectl");
+  EXPECT_EQ(ManagerOrUserAgent("mine", "kubectl/v1.33.0"), "mine");
+  EXPECT_EQ(ManagerOrUserAgent("", "a\tb/c"), "ab");
+  EXPECT_EQ(ManagerOrUserAgent("", std::string(200, 'x')), std::string(128, 'x'));
+  EXPECT_TRUE(FieldManagerErrors("ok manager").empty());
+  api::FieldErrors errs = FieldManagerErrors("a\x07");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].ToString(),
+            "fieldManager: Invalid value: \"a\\a\": invalid character U+0007 (at position 1)");
+  errs = FieldManagerErrors(std::string(129, 'x'));
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].type, api::FieldError::Type::kTooLong);
+}
+
+TEST(FieldSetTest, RoundTripsThroughFieldsV1AndRejectsMalformedKeys) {
+  json fields = J(R"({"f:metadata":{"f:labels":{".":{},"f:a":{}}},
+                      "f:spec":{"f:holderIdentity":{}},"i:3":{},"x:unknown":{}})");
+  auto set = FieldSet::FromJson(fields);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  fields.erase("x:unknown");
+  EXPECT_EQ(set->ToJson(), fields);
+  EXPECT_FALSE(FieldSet::FromJson(J(R"({"k:[1]":{}})")).ok());
+  EXPECT_FALSE(FieldSet::FromJson(J(R"({"f":{}})")).ok());
+  EXPECT_FALSE(FieldSet::FromJson(J(R"({"i:x":{}})")).ok());
+  EXPECT_FALSE(FieldSet::FromJson(J("[]")).ok());
+}
+
+}  // namespace
+}  // namespace tenure::server
