@@ -235,7 +235,7 @@ bool ApiServer::ServeNonResource(const HttpRequest& request, Responder& responde
     return true;
   }
   if (path == "/openapi/v2") {
-    OpenApiV2Reply v2 = OpenApiV2(accept, openapi_.v2_json_body());
+    OpenApiV2Reply v2 = OpenApiV2(accept, openapi_);
     HttpResponse r;
     r.status = v2.status;
     r.content_type = v2.content_type;

@@ -12,6 +12,7 @@
 #include "server/openapi_paths.h"
 #include "server/openapi_schemas.h"
 #include "server/openapi_v2.h"
+#include "server/openapi_v2_proto.h"
 
 namespace tenure::server {
 namespace {
@@ -135,7 +136,9 @@ OpenApiDocuments::OpenApiDocuments(const std::vector<ServedVersion>& served) {
     v3_documents.push_back(std::move(*document));
   }
   index_body_ = json{{"paths", paths}}.dump();
-  v2_json_body_ = OpenApiV2FromV3(v3_documents).dump();
+  const json v2 = OpenApiV2FromV3(v3_documents);
+  v2_json_body_ = v2.dump();
+  v2_protobuf_body_ = OpenApiV2Protobuf(v2);
 }
 
 const OpenApiDocuments::Document* OpenApiDocuments::Find(std::string_view key) const {
@@ -145,11 +148,12 @@ const OpenApiDocuments::Document* OpenApiDocuments::Find(std::string_view key) c
   return it == documents_.end() ? nullptr : &it->second;
 }
 
-OpenApiV2Reply OpenApiV2(std::string_view accept_header, const std::string& json_body) {
+OpenApiV2Reply OpenApiV2(std::string_view accept_header, const OpenApiDocuments& documents) {
   if (accept_header.find("protobuf") != std::string_view::npos) {
-    return {200, "application/octet-stream", ""};
+    return {200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+            documents.v2_protobuf_body()};
   }
-  return {200, "application/json", json_body};
+  return {200, "application/json", documents.v2_json_body()};
 }
 
 }  // namespace tenure::server

@@ -36,7 +36,7 @@ std::string OpenApiHash(const nlohmann::json& document);
 // GET /openapi/v3: {"paths":{"<key>":{"serverRelativeURL":"/openapi/v3/<key>?hash=<H>"},...}}.
 nlohmann::json OpenApiV3Index(const std::vector<ServedVersion>& served);
 
-// Every /openapi/v3 body, and the /openapi/v2 JSON body made from them, precomputed once (the
+// Every /openapi/v3 body, and the /openapi/v2 bodies made from them, precomputed once (the
 // served set does not change while the server runs).
 // Reply to GET /openapi/v3/<key>[?hash=...] with Document(key)->body as application/json; the
 // hash may serve as ETag, and with a matching ?hash= the reply may carry
@@ -54,6 +54,8 @@ class OpenApiDocuments {
   const std::string& index_body() const { return index_body_; }
   // GET /openapi/v2 as JSON: every group-version in one Swagger 2.0 document (openapi_v2.h).
   const std::string& v2_json_body() const { return v2_json_body_; }
+  // The same document as protobuf (openapi_v2_proto.h).
+  const std::string& v2_protobuf_body() const { return v2_protobuf_body_; }
   // `key` is the request path after "/openapi/v3/" without the query
   // ("apis/coordination.k8s.io/v1"); nullptr when there is no such document (404).
   const Document* Find(std::string_view key) const;
@@ -61,17 +63,17 @@ class OpenApiDocuments {
  private:
   std::string index_body_;
   std::string v2_json_body_;
+  std::string v2_protobuf_body_;
   std::map<std::string, Document, std::less<>> documents_;
 };
 
-// GET /openapi/v2. kubectl 1.27+ uses v3 and only falls back here (asking for protobuf); an
-// empty protobuf body is a valid, empty document to it (the protobuf form is not built yet). A
-// JSON request gets `json_body`, the whole Swagger 2.0 document.
+// GET /openapi/v2: the Swagger 2.0 document as protobuf when the client asks for it (kubectl's
+// explain --output=plaintext-openapiv2, client-go's OpenAPISchema), else as JSON.
 struct OpenApiV2Reply {
   int status = 200;
   std::string content_type;
   std::string body;
 };
-OpenApiV2Reply OpenApiV2(std::string_view accept_header, const std::string& json_body);
+OpenApiV2Reply OpenApiV2(std::string_view accept_header, const OpenApiDocuments& documents);
 
 }  // namespace tenure::server

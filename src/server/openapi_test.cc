@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -216,14 +217,90 @@ TEST(OpenApiTest, ExplainAndStrategicMergeMetadata) {
   EXPECT_EQ(candidate_spec["required"], json::array({"leaseName", "binaryVersion", "strategy"}));
 }
 
-TEST(OpenApiTest, V2ProtobufIsEmptyAndJsonTheWholeDocument) {
-  OpenApiV2Reply protobuf =
-      OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf", "{}");
-  EXPECT_EQ(protobuf.status, 200);
-  EXPECT_EQ(protobuf.content_type, "application/octet-stream");
-  EXPECT_TRUE(protobuf.body.empty());
+// The fields of one protobuf message: length-delimited ones as their bytes, varints as text.
+std::multimap<uint32_t, std::string> ProtoFields(std::string_view bytes) {
+  std::multimap<uint32_t, std::string> out;
+  size_t i = 0;
+  auto varint = [&] {
+    uint64_t v = 0;
+    for (int shift = 0; i < bytes.size(); shift += 7) {
+      const auto b = static_cast<unsigned char>(bytes[i++]);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    return v;
+  };
+  while (i < bytes.size()) {
+    const uint64_t tag = varint();
+    const auto field = static_cast<uint32_t>(tag >> 3);
+    switch (tag & 7) {
+      case 0:
+        out.emplace(field, std::to_string(varint()));
+        break;
+      case 1:
+        out.emplace(field, std::string(bytes.substr(i, 8)));
+        i += 8;
+        break;
+      case 2: {
+        const size_t n = varint();
+        out.emplace(field, std::string(bytes.substr(i, n)));
+        i += n;
+        break;
+      }
+      default:
+        ADD_FAILURE() << "wire type " << (tag & 7);
+        return out;
+    }
+  }
+  return out;
+}
+
+// The value of the NamedX entry called `name` among `field`'s entries of `message`.
+std::string Named(std::string_view message, uint32_t field, const std::string& name) {
+  for (const auto& [f, entry] : ProtoFields(message)) {
+    if (f != field) continue;
+    auto named = ProtoFields(entry);
+    auto n = named.find(1);
+    if (n != named.end() && n->second == name) return named.find(2)->second;
+  }
+  return {};
+}
+
+// kubectl and client-go read /openapi/v2 as protobuf: it was empty, so `kubectl explain
+// --output=plaintext-openapiv2` found no kind. It is now gnostic's Document of the same content.
+TEST(OpenApiTest, V2ProtobufIsTheDocumentAsGnosticsMessages) {
   OpenApiDocuments documents(Served());
-  OpenApiV2Reply as_json = OpenApiV2("application/json", documents.v2_json_body());
+  OpenApiV2Reply protobuf =
+      OpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf", documents);
+  EXPECT_EQ(protobuf.status, 200);
+  // kube-openapi answers with the form without "@" (Go's mime parser refuses the other).
+  EXPECT_EQ(protobuf.content_type, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  auto document = ProtoFields(protobuf.body);
+  EXPECT_EQ(document.find(1)->second, "2.0");
+  // definitions (9) -> NamedSchema "io.k8s.api.coordination.v1.Lease" -> Schema.
+  const std::string lease = Named(document.find(9)->second, 1, "io.k8s.api.coordination.v1.Lease");
+  ASSERT_FALSE(lease.empty());
+  auto schema = ProtoFields(lease);
+  EXPECT_NE(schema.find(4)->second.find("Lease defines a lease concept"), std::string::npos);
+  EXPECT_EQ(ProtoFields(schema.find(22)->second).find(1)->second, "object");  // type
+  // properties (25) -> spec -> its $ref (1).
+  const std::string spec = Named(schema.find(25)->second, 1, "spec");
+  EXPECT_EQ(ProtoFields(spec).find(1)->second,
+            "#/definitions/io.k8s.api.coordination.v1.LeaseSpec");
+  // x-kubernetes-group-version-kind (31) as an Any whose YAML (2) names the kind.
+  const std::string gvk = Named(lease, 31, "x-kubernetes-group-version-kind");
+  const json kinds = json::parse(ProtoFields(gvk).find(2)->second);
+  EXPECT_EQ(kinds,
+            json::parse(R"([{"group":"coordination.k8s.io","kind":"Lease","version":"v1"}])"));
+  // paths (8) -> path (2) -> the lease path's get (2) operation id (5).
+  const std::string item =
+      Named(document.find(8)->second, 2,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}");
+  ASSERT_FALSE(item.empty());
+  auto get = ProtoFields(ProtoFields(item).find(2)->second);
+  EXPECT_EQ(get.find(5)->second, "readCoordinationV1NamespacedLease");
+
+  OpenApiV2Reply as_json = OpenApiV2("application/json", documents);
   EXPECT_EQ(as_json.content_type, "application/json");
   EXPECT_EQ(json::parse(as_json.body)["swagger"], "2.0");
 }
