@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include "api/canonicalize.h"
 #include "api/description.h"
@@ -120,9 +122,15 @@ std::string BuildIdentifier(std::string_view manager, std::string_view operation
   return out + "}";
 }
 
-json ParseIdentifier(const std::string& identifier) {
+// The entry an identifier names (manager, operation, apiVersion, subresource). The same few
+// identifiers come back on every write of an object: they are parsed once per thread.
+const json& ParseIdentifier(const std::string& identifier) {
+  thread_local std::unordered_map<std::string, json> parsed;
+  if (auto it = parsed.find(identifier); it != parsed.end()) return it->second;
+  if (parsed.size() >= 4096) parsed.clear();
   json entry = json::parse(identifier, nullptr, /*allow_exceptions=*/false);
-  return entry.is_object() ? entry : json::object();
+  if (!entry.is_object()) entry = json::object();
+  return parsed.emplace(identifier, std::move(entry)).first->second;
 }
 
 int64_t UnixSeconds(const std::string& time) {
@@ -132,10 +140,41 @@ int64_t UnixSeconds(const std::string& time) {
   return std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
 }
 
+// The entries in kube's order: operation, time in seconds, manager, apiVersion, subresource.
+json SortedEntries(std::vector<json> entries) {
+  using Key = std::tuple<std::string, int64_t, std::string, std::string, std::string>;
+  std::vector<std::pair<Key, size_t>> order;
+  order.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    order.emplace_back(
+        Key{StringAt(e, "operation"), UnixSeconds(StringAt(e, "time")), StringAt(e, "manager"),
+            StringAt(e, "apiVersion"), StringAt(e, "subresource")},
+        i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  json out = json::array();
+  for (const auto& [key, i] : order) out.push_back(std::move(entries[i]));
+  return out;
+}
+
+// Whether the fieldsV1 of an entry has `path` as a member.
+bool OwnsPath(const json& fields, const FieldPath& path) {
+  const json* node = &fields;
+  for (size_t i = 0; i < path.size(); ++i) {
+    auto it = node->find(Serialize(path[i]));
+    if (it == node->end() || !it->is_object()) return false;
+    if (i + 1 == path.size()) return it->empty() || it->contains(".");
+    node = &*it;
+  }
+  return false;
+}
+
 // kube's printManager: "\"name\"", with its subresource, and the version of an Update manager.
 std::string PrintManager(const std::string& identifier) {
-  json entry = json::parse(identifier, nullptr, false);
-  if (!entry.is_object()) return api::GoQuote(identifier);
+  const json& entry = ParseIdentifier(identifier);
+  if (entry.empty()) return api::GoQuote(identifier);
   std::string out = api::GoQuote(StringAt(entry, "manager"));
   if (std::string sub = StringAt(entry, "subresource"); !sub.empty()) {
     out += " with subresource " + api::GoQuote(sub);
@@ -333,16 +372,7 @@ json FieldManager::Encode(const Managed& managed) {
     if (auto t = managed.times.find(id); t != managed.times.end()) entry["time"] = t->second;
     entries.push_back(std::move(entry));
   }
-  // kube's order: operation, time in seconds, manager, apiVersion, subresource.
-  std::stable_sort(entries.begin(), entries.end(), [](const json& p, const json& q) {
-    auto key = [](const json& e) {
-      return std::make_tuple(StringAt(e, "operation"), UnixSeconds(StringAt(e, "time")),
-                             StringAt(e, "manager"), StringAt(e, "apiVersion"),
-                             StringAt(e, "subresource"));
-    };
-    return key(p) < key(q);
-  });
-  return json(std::move(entries));
+  return SortedEntries(std::move(entries));
 }
 
 void FieldManager::CapUpdateManagers(Managed& managed) const {
@@ -407,7 +437,73 @@ void FieldManager::UpdateManaged(const json& live, const json& object, std::stri
   CapUpdateManagers(managed);
 }
 
+bool FieldManager::UpdateOwnFields(const json& live, json& object, std::string_view manager) const {
+  if (!subresource_.empty() || !merge_->ignores_nothing()) return false;
+  const json* live_entries = ManagedFieldsOf(live);
+  if (live_entries == nullptr || !live_entries->is_array() || live_entries->empty() ||
+      live_entries->size() > kMaxUpdateManagers) {
+    return false;
+  }
+  if (const json* sent = ManagedFieldsOf(object); sent != nullptr && *sent != *live_entries) {
+    return false;
+  }
+  const std::string name = manager.empty() ? "unknown" : std::string(manager);
+  std::optional<size_t> own;
+  for (size_t i = 0; i < live_entries->size(); ++i) {
+    const json& e = (*live_entries)[i];
+    if (!e.is_object()) return false;
+    const std::string operation = StringAt(e, "operation");
+    if ((operation != "Apply" && operation != "Update") || StringAt(e, "apiVersion").empty() ||
+        StringAt(e, "fieldsType") != "FieldsV1" || !e.contains("fieldsV1") ||
+        !e["fieldsV1"].is_object()) {
+      return false;  // the full path decides what to make of it
+    }
+    if (operation == "Update" && StringAt(e, "manager") == name &&
+        StringAt(e, "apiVersion") == api_version_ && StringAt(e, "subresource").empty()) {
+      own = i;
+    }
+  }
+  if (!own) return false;
+  json entries = *live_entries;
+  SetManagedFields(object, nullptr);
+  const Comparison c = Compare(versions_->ShapeAt(api_version_), live, object);
+  bool ok = true;
+  bool takes_fields = false;
+  auto owned_by_others = [&](const FieldPath& p) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (i != *own && OwnsPath(entries[i]["fieldsV1"], p)) return true;
+    }
+    return false;
+  };
+  auto written = [&](const FieldPath& p) {
+    if (!ok) return;
+    if (owned_by_others(p)) {
+      ok = false;
+    } else if (!NeverOwned().Has(p)) {
+      takes_fields = true;
+      ok = OwnsPath(entries[*own]["fieldsV1"], p);
+    }
+  };
+  c.added.Iterate(written);
+  c.modified.Iterate(written);
+  c.removed.Iterate([&](const FieldPath& p) {
+    if (ok && (owned_by_others(p) || OwnsPath(entries[*own]["fieldsV1"], p))) ok = false;
+  });
+  if (!ok) {
+    SetManagedFields(object, *live_entries);  // as sent (or as stored): the full path decides
+    return false;
+  }
+  if (takes_fields) {
+    entries[*own]["time"] = api::FormatTime(clock_.wall_now());
+    entries = SortedEntries(entries.get<std::vector<json>>());
+  }
+  SetManagedFields(object, std::move(entries));
+  return true;
+}
+
 void FieldManager::Update(const json& live, json& object, std::string_view manager) const {
+  // The common write, a controller renewing the fields it owns, without decoding the entries.
+  if (UpdateOwnFields(live, object, manager)) return;
   const json* live_entries = ManagedFieldsOf(live);
   const json* new_entries = ManagedFieldsOf(object);
   auto live_managed = [&] {

@@ -70,6 +70,12 @@ class FieldManager {
     ManagerSets sets;
     std::map<std::string, std::string> times;  // identifier -> RFC 3339 time
   };
+  // Update when the write changes only fields the manager's own Update entry owns alone (a
+  // renewal): that entry's time moves and nothing else, as the full computation gives. False
+  // when it does not apply; `object` then carries the stored entries, which the full
+  // computation takes as it would have taken them from the store.
+  bool UpdateOwnFields(const nlohmann::json& live, nlohmann::json& object,
+                       std::string_view manager) const;
   void UpdateManaged(const nlohmann::json& live, const nlohmann::json& object,
                      std::string_view manager, Managed& managed) const;
   Result<nlohmann::json> ApplyManaged(const nlohmann::json& live, const nlohmann::json& config,

@@ -194,6 +194,39 @@ TEST_F(FieldManagerTest, TheTimeMovesOnlyWhenTheManagerTakesFields) {
   EXPECT_NE(Entries(changed)[0]["time"], created_time);
 }
 
+TEST_F(FieldManagerTest, ARenewalMovesOnlyItsOwnEntryAsTheFullComputationDoes) {
+  FieldManager m = Leases();
+  json live =
+      Created(m, LeaseConfig(R"({"holderIdentity":"a","renewTime":"2026-01-01T00:00:00.000000Z"})"),
+              "elector");
+  live = Applied(m, live, LeaseConfig(R"({"leaseDurationSeconds":15})"), "operator");
+  clock_.Advance(std::chrono::seconds(30));
+  json renewal = live;
+  renewal["spec"]["renewTime"] = "2026-01-01T00:00:30.000000Z";
+  json as_stored = renewal;  // the shortcut: the entries as stored
+  m.Update(live, as_stored, "elector");
+  // The same entries in another order are decoded and computed in full.
+  json reordered = renewal;
+  std::swap(reordered["metadata"]["managedFields"][0], reordered["metadata"]["managedFields"][1]);
+  m.Update(live, reordered, "elector");
+  EXPECT_EQ(as_stored["metadata"]["managedFields"], reordered["metadata"]["managedFields"]);
+  EXPECT_EQ(FieldsOf(as_stored, "elector"),
+            J(R"({"f:spec":{"f:holderIdentity":{},"f:renewTime":{}}})"));
+  // The elector's time moved and its entry now sorts after the operator's.
+  json entries = Entries(as_stored);
+  EXPECT_EQ(entries[1]["manager"], "elector");
+  EXPECT_EQ(entries[1]["time"], "2026-01-01T00:00:30Z");
+
+  // Writing a field the other manager owns takes it over (computed in full).
+  json takeover = live;
+  takeover["spec"]["leaseDurationSeconds"] = 20;
+  m.Update(live, takeover, "elector");
+  EXPECT_EQ(FieldsOf(takeover, "operator"), nullptr);
+  EXPECT_EQ(
+      FieldsOf(takeover, "elector"),
+      J(R"({"f:spec":{"f:holderIdentity":{},"f:leaseDurationSeconds":{},"f:renewTime":{}}})"));
+}
+
 TEST_F(FieldManagerTest, AnEmptyListClearsTheEntriesAndUntrackedObjectsStayUntracked) {
   FieldManager m = Leases();
   json live = Created(m, LeaseConfig(R"({"holderIdentity":"a"})"), "writer");

@@ -423,14 +423,11 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
   json old_object;
   std::string_view old_meta =
       strategy.UpdateReadsOnlyOldMetadata() ? StoredMetadata(existing->value) : std::string_view();
-  if (!old_meta.empty()) {
-    // Hot path (lease renewals of objects no manager is recorded on): decode only what
-    // BeforeUpdate and the field manager read.
+  if (!old_meta.empty() && old_meta.find("\"managedFields\":") == std::string_view::npos &&
+      !object["metadata"].contains("managedFields")) {
+    // Hot path (updates of objects no manager is recorded on): decode only what BeforeUpdate
+    // and the field manager read.
     old_object["metadata"] = json::parse(old_meta);
-    if (old_object["metadata"].contains("managedFields") ||
-        object["metadata"].contains("managedFields")) {
-      old_object = ServedObject(kind, existing->value);
-    }
   } else {
     old_object = ServedObject(kind, existing->value);
   }

@@ -64,6 +64,9 @@ class StructuredMerge {
   // now removed unless another manager owns them. Fields another manager owns that the apply
   // changes are conflicts: without `force` the apply fails with Reason::kConflict and fills
   // `conflicts`; with it they are taken over.
+  // Whether no field is ignored at any version.
+  bool ignores_nothing() const { return ignored_.empty(); }
+
   Result<Applied> Apply(const nlohmann::json& live, const nlohmann::json& config,
                         std::string_view api_version, ManagerSets managers,
                         const std::string& manager, bool force,
