@@ -95,6 +95,8 @@ const KindDescription& LeaseCandidateKind() {
     KindDescription k;
     k.group = "coordination.k8s.io";
     k.versions = {"v1beta1", "v1alpha2"};
+    // k8s.io/api coordination's zz_generated.prerelease-lifecycle.go.
+    k.deprecations = {{"v1alpha2", 35, 38}, {"v1beta1", 36, 39}};
     k.kind = "LeaseCandidate";
     k.list_kind = "LeaseCandidateList";
     k.resource = "leasecandidates";

@@ -43,6 +43,16 @@ struct KindInfo {
   nlohmann::json (*to_storage)(const nlohmann::json& object) = nullptr;
   nlohmann::json (*from_storage)(const nlohmann::json& stored) = nullptr;
 
+  // The versions kube deprecates, with the release that deprecates each and the one that no
+  // longer serves it (kube's prerelease lifecycle): a request to such a version gets
+  // kube-apiserver's deprecation Warning once the emulated release has reached it.
+  struct Deprecation {
+    std::string_view version;
+    int deprecated_minor = 0;  // 1.<minor>
+    int removed_minor = 0;     // 0: no removal planned
+  };
+  std::vector<Deprecation> deprecations;
+
   // "leases.coordination.k8s.io" or "configmaps" for the core group: used in messages.
   std::string qualified_resource() const;
   // "Lease.coordination.k8s.io" or "ConfigMap": used in "... is invalid" messages.

@@ -5,7 +5,9 @@
 #include <map>
 #include <string>
 
+#include "api/kinds.h"
 #include "server/test_server_fixture.h"
+#include "server/warnings.h"
 
 namespace tenure::server::testing {
 namespace {
@@ -274,6 +276,34 @@ TEST_F(ApiFidelityTest, ServerSideApplyOwnsFieldsAndConflictsAsKubeDoes) {
   EXPECT_EQ(json::parse(too_long.body).value("message", ""),
             R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more )"
             R"(than 128 bytes)");
+}
+
+// kube-apiserver warns on every request to a version its release has deprecated:
+// LeaseCandidate v1alpha2 from 1.35, v1beta1 from 1.36 (neither yet at the default 1.33).
+class DeprecationTest : public ServerFixture {
+ protected:
+  void Configure(ServerOptions& options) override { options.version.minor = 35; }
+};
+
+TEST_F(DeprecationTest, ADeprecatedVersionIsWarnedAboutOnEveryRequest) {
+  client::HttpConnection c(endpoint());
+  const std::string alpha = "/apis/coordination.k8s.io/v1alpha2/namespaces/default/leasecandidates";
+  client::HttpReply listed = Send(c, "GET", alpha, "");
+  EXPECT_EQ(listed.status, 200) << listed.body;
+  EXPECT_EQ(listed.headers["warning"],
+            R"(299 - "coordination.k8s.io/v1alpha2 LeaseCandidate is deprecated in v1.35+, )"
+            R"(unavailable in v1.38+")");
+  client::HttpReply missing = Send(c, "GET", alpha + "/none", "");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.headers.count("warning"), 1u);
+  client::HttpReply beta =
+      Send(c, "GET", "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates", "");
+  EXPECT_EQ(beta.status, 200);
+  EXPECT_EQ(beta.headers.count("warning"), 0u);
+  EXPECT_EQ(DeprecationWarning(api::LeaseCandidateKind(), "v1beta1", 36),
+            "coordination.k8s.io/v1beta1 LeaseCandidate is deprecated in v1.36+, unavailable in "
+            "v1.39+");
+  EXPECT_EQ(DeprecationWarning(api::LeaseCandidateKind(), "v1alpha2", 33), "");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "server/request_info.h"
 #include "server/resource_errors.h"
 #include "server/response_format.h"
+#include "server/warnings.h"
 
 namespace tenure::server {
 
@@ -146,8 +147,13 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
         if (!kind->stored) {
           return reviews_.Handle(info, *kind, *shared_request, shared_attributes->user, *admitted);
         }
+        std::vector<std::string> warnings;
+        if (std::string w = DeprecationWarning(*kind, info.version, options_.version.minor);
+            !w.empty()) {
+          warnings.push_back(std::move(w));
+        }
         resources_->Handle(info, *kind, std::move(*shared_request), std::move(admitted),
-                           WriteAdmissionFor(*kind, shared_attributes));
+                           WriteAdmissionFor(*kind, shared_attributes), std::move(warnings));
       });
 }
 

@@ -73,6 +73,7 @@ struct ResourceApi::Call {
   // Warning headers with the answer.
   bool warn_unknown_fields = false;
   std::vector<std::string> unknown_fields;
+  std::vector<std::string> warnings;  // sent with any answer, before the unknown fields
   WriteAdmission admit;
 
   WriteContext write_context(store::Store& store, const Clock& clock) const {
@@ -94,12 +95,15 @@ struct ResourceApi::Call {
     if (warn_unknown_fields) options.unknown_fields = &unknown_fields;
     return options;
   }
+  // Every warning of the answer: the request's, then the unknown fields.
+  std::vector<std::pair<std::string, std::string>> warning_headers() const {
+    if (warnings.empty() && unknown_fields.empty()) return {};
+    std::vector<std::string> texts = warnings;
+    for (std::string& w : UnknownFieldWarnings(unknown_fields)) texts.push_back(std::move(w));
+    return WarningHeaders(texts);
+  }
   void Reply(HttpResponse r) {
-    if (!unknown_fields.empty()) {
-      for (auto& header : WarningHeaders(UnknownFieldWarnings(unknown_fields))) {
-        r.headers.push_back(std::move(header));
-      }
-    }
+    for (auto& header : warning_headers()) r.headers.push_back(std::move(header));
     responder->Reply(std::move(r));
   }
   void Fail(const Status& status) { Reply(ErrorResponse(status)); }
@@ -122,8 +126,7 @@ struct ResourceApi::Call {
   // the store's writer. Captures no Call (the responder holds the closure: no cycle).
   void ReplyStoredLater(int code, store::KeyValue kv, std::shared_ptr<Clock> clock) {
     responder->ReplyWith([code, kv = std::move(kv), clock = std::move(clock), format = format,
-                          kind = kind, version = info.version,
-                          warnings = WarningHeaders(UnknownFieldWarnings(unknown_fields))] {
+                          kind = kind, version = info.version, warnings = warning_headers()] {
       HttpResponse r;
       r.status = code;
       r.body = RenderObject(format, *kind, version, kv.value, kv.mod_revision, *clock);
@@ -137,9 +140,11 @@ ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Cl
     : store_(std::move(store)), clock_(std::move(clock)) {}
 
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
-                         std::shared_ptr<Responder> responder, WriteAdmission admit) {
+                         std::shared_ptr<Responder> responder, WriteAdmission admit,
+                         std::vector<std::string> warnings) {
   auto call = std::make_shared<Call>();
   call->admit = std::move(admit);
+  call->warnings = std::move(warnings);
   call->received = clock_->now();
   call->info = info;
   call->kind = &kind;

@@ -28,9 +28,11 @@ class ResourceApi {
   ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock);
 
   // `kind` is the kind info.resource names; `info.version` is one it serves. Every object the
-  // request writes must also pass `admit` (none when empty).
+  // request writes must also pass `admit` (none when empty). `warnings` go with the answer
+  // (kube's deprecation warning of the version).
   void Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
-              std::shared_ptr<Responder> responder, WriteAdmission admit = {});
+              std::shared_ptr<Responder> responder, WriteAdmission admit = {},
+              std::vector<std::string> warnings = {});
 
   // Creates the object if it does not exist (used at startup for the built-in namespaces).
   Status EnsureExists(const api::KindInfo& kind, const std::string& object_json);

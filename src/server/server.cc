@@ -128,6 +128,7 @@ class ServerImpl final : public Server {
     api_options.tokens.users[coordination_token_] = {.name =
                                                          std::string(kCoordinationControllerUser)};
     api_options.served = ServedVersions(options);
+    api_options.version = options.version;
     api_options.server_address = ServerAddress(options);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
     api_options.metrics = metrics_;

@@ -54,6 +54,8 @@ struct ServerOptions {
   // (unset: every request at Metadata).
   std::optional<AuditLogOptions> audit_log;
   std::optional<AuditPolicy> audit_policy;
+  // The Kubernetes release the server presents itself as (/version, deprecation warnings).
+  EmulatedVersion version;
 };
 
 // Parses "--feature-gates" ("CoordinatedLeaderElection=true,...") and "--runtime-config"

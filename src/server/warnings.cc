@@ -1,4 +1,4 @@
-// Warning headers: unknown-field warnings and kube-apiserver's header form and limits.
+// Warning headers: deprecation and unknown-field warnings, kube-apiserver's header form and limits.
 #include "server/warnings.h"
 
 #include <set>
@@ -37,6 +37,18 @@ std::string FirstCharacters(const std::string& text, size_t length) {
 std::string Header(const std::string& text) { return "299 - " + Quoted(text); }
 
 }  // namespace
+
+std::string DeprecationWarning(const api::KindInfo& kind, std::string_view version, int minor) {
+  for (const api::KindInfo::Deprecation& d : kind.deprecations) {
+    if (d.version != version || minor < d.deprecated_minor) continue;
+    std::string text = kind.api_version(version) + " " + std::string(kind.kind) +
+                       " is deprecated in v1." + std::to_string(d.deprecated_minor) + "+";
+    if (d.removed_minor != 0)
+      text += ", unavailable in v1." + std::to_string(d.removed_minor) + "+";
+    return text;
+  }
+  return {};
+}
 
 std::vector<std::string> UnknownFieldWarnings(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
