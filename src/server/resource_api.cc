@@ -75,6 +75,8 @@ struct ResourceApi::Call {
   std::vector<std::string> unknown_fields;
   std::vector<std::string> warnings;  // sent with any answer, before the unknown fields
   WriteAdmission admit;
+  // A read of a version the store had not reached has waited for it once (RevisionWaiter).
+  bool waited = false;
 
   WriteContext write_context(store::Store& store, const Clock& clock) const {
     return {info, store, deadline, clock, &admit};
@@ -137,7 +139,7 @@ struct ResourceApi::Call {
 };
 
 ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock)
-    : store_(std::move(store)), clock_(std::move(clock)) {}
+    : store_(std::move(store)), clock_(std::move(clock)), waiter_(store_, clock_) {}
 
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
                          std::shared_ptr<Responder> responder, WriteAdmission admit,
@@ -262,10 +264,18 @@ void ResourceApi::List(std::shared_ptr<Call> call) {
     }
     return call->Fail(page.status());
   }
-  // A version the store has not reached is answered at once, as kube-apiserver's etcd storage
-  // does (its watch cache waits up to 3 s first).
+  // A version the store has not reached: as kube-apiserver's watch cache, wait up to 3 s for
+  // it, then 504 with Retry-After.
   if (read != ListRead::kCurrent && continue_text.empty() && *rv > page->revision) {
-    return call->Fail(TooLargeResourceVersion(*rv, page->revision));
+    if (!call->waited) {
+      call->waited = true;
+      return waiter_.Wait(*rv, clock_->now() + RevisionWaiter::kWait, [this, call](bool) {
+        call->responder->Post([this, call] { List(call); });
+      });
+    }
+    Status too_large = TooLargeResourceVersion(*rv, page->revision);
+    too_large.set_details({.retry_after_seconds = 1});
+    return call->Fail(too_large);
   }
   std::vector<const store::KeyValue*> items;
   items.reserve(page->items.size());
@@ -303,6 +313,15 @@ void ResourceApi::Watch(std::shared_ptr<Call> call) {
   // Longer than a day is a day (a deadline past the clock's range would wrap).
   if (const auto seconds = query->timeout_seconds; seconds && *seconds != 0) {
     options.timeout = std::chrono::seconds(std::clamp<int64_t>(*seconds, 0, kLongestWatch));
+  }
+  // Watch-list from a version the store has not reached: wait for it as a list does; StartWatch
+  // then answers with the 504 ERROR event if it did not come.
+  if (options.send_initial_state && options.from_revision > 0 && !call->waited &&
+      options.from_revision > store_->CurrentRevision()) {
+    call->waited = true;
+    return waiter_.Wait(
+        options.from_revision, clock_->now() + RevisionWaiter::kWait,
+        [this, call](bool) { call->responder->Post([this, call] { Watch(call); }); });
   }
   StartWatch(store_, clock_, std::move(options), call->responder);
 }

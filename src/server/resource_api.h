@@ -18,6 +18,7 @@
 #include "server/http_server.h"
 #include "server/patch.h"
 #include "server/request_info.h"
+#include "server/revision_waiter.h"
 #include "store/store.h"
 #include "tenure/clock.h"
 
@@ -78,6 +79,7 @@ class ResourceApi {
 
   std::shared_ptr<store::Store> store_;
   std::shared_ptr<Clock> clock_;
+  RevisionWaiter waiter_;  // reads of versions not reached yet wait here, up to 3 s
 };
 
 }  // namespace tenure::server

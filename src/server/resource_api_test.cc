@@ -14,6 +14,7 @@
 #include "store/sqlite_store.h"
 #include "store/store_test_util.h"
 #include "tenure/clock.h"
+#include "tenure/fake_clock.h"
 
 namespace tenure::server {
 namespace {
@@ -316,6 +317,56 @@ TEST_F(ResourceApiTest, TheClientsTimeoutIsTheDeadlineOfTheStoreOperations) {
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_EQ(json::parse(bad.body)["message"],
             "invalid timeout specified in the request URL: time: missing unit in duration \"5\"");
+}
+
+// kube-apiserver's watch cache waits up to 3 s for a resourceVersion it has not reached; the
+// server answered 504 at once. With an injected clock: a list NotOlderThan the next revision
+// answers once a write makes it, and one of a revision that does not come answers 504 with
+// Retry-After after 3 s.
+TEST_F(ResourceApiTest, AListOfAVersionNotReachedWaitsForItUpToThreeSeconds) {
+  auto clock = std::make_shared<FakeClock>();
+  api_ = std::make_unique<ResourceApi>(store_, clock);
+  auto list = [&](int64_t rv) {
+    HttpRequest request;
+    request.method = "GET";
+    request.target = request.path = kLeases;
+    request.query = {{"resourceVersion", std::to_string(rv)},
+                     {"resourceVersionMatch", "NotOlderThan"}};
+    request.headers = {{"accept", "application/json"}};
+    RequestInfo info = ParseRequestInfo(request);
+    auto responder = std::make_shared<CapturingResponder>();
+    api_->Handle(info, api::LeaseKind(), std::move(request), responder);
+    return responder;
+  };
+  const int64_t current = store_->CurrentRevision();
+  auto next = list(current + 1);
+  ASSERT_TRUE(clock->WaitForSleepers(1, std::chrono::seconds(10)));  // waiting, not answered
+  ASSERT_TRUE(store_
+                  ->WriteSync({store::WriteOp::Kind::kCreate, "/registry/leases/default/other",
+                               Lease("b", ""), 0})
+                  .ok());
+  clock->Advance(std::chrono::milliseconds(20));
+  HttpResponse reached = next->Wait();
+  EXPECT_EQ(reached.status, 200) << reached.body;
+  EXPECT_EQ(json::parse(reached.body)["items"].size(), 2u);
+
+  auto never = list(current + 100);
+  ASSERT_TRUE(clock->WaitForSleepers(1, std::chrono::seconds(10)));
+  clock->Advance(std::chrono::milliseconds(2990));
+  ASSERT_TRUE(clock->WaitForSleepers(1, std::chrono::seconds(10)));  // still waiting
+  clock->Advance(std::chrono::milliseconds(20));
+  HttpResponse too_large = never->Wait();
+  EXPECT_EQ(too_large.status, 504);
+  json status = json::parse(too_large.body);
+  EXPECT_EQ(status["message"],
+            "Timeout: Too large resource version: " + std::to_string(current + 100) +
+                ", current: " + std::to_string(current + 1));
+  EXPECT_EQ(status["details"]["retryAfterSeconds"], 1);
+  bool retry_after = false;
+  for (const auto& [name, value] : too_large.headers) {
+    if (name == "Retry-After") retry_after = value == "1";
+  }
+  EXPECT_TRUE(retry_after);
 }
 
 }  // namespace

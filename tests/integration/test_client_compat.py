@@ -154,6 +154,7 @@ class PythonClientCompatTest(ServerTestCase):
                         body["message"])
         self.assertEqual(body["details"]["causes"],
                          [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}])
+        self.assertEqual(body["details"].get("retryAfterSeconds"), 1, body)  # after kube's 3 s wait
 
     def test_lists_page_with_continue_tokens(self):
         from kubernetes import client
