@@ -114,6 +114,8 @@ const KindDescription& NamespaceKind() {
     k.allow_create_on_update = false;
     // kube-apiserver serves no deletecollection on namespaces.
     k.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+    k.subresources = {{"finalize", {}, {}, {}, {"update"}},
+                      {"status", {}, {}, {}, {"get", "patch", "update"}}};
     k.object = &NamespaceObject();
     k.list = ListObject(NamespaceObject(), k.list_kind, "NamespaceList is a list of Namespaces.",
                         "Items is the list of Namespace objects in the list. More info: "

@@ -96,6 +96,7 @@ const KindDescription& ServiceAccountKind() {
     k.allow_unconditional_update = true;
     k.allow_create_on_update = false;
     k.verbs = AllVerbs();
+    k.subresources = {{"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}};
     k.object = &ServiceAccountObject();
     k.list = ListObject(ServiceAccountObject(), k.list_kind,
                         "ServiceAccountList is a list of ServiceAccount objects",

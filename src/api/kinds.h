@@ -43,6 +43,16 @@ struct KindInfo {
   nlohmann::json (*to_storage)(const nlohmann::json& object) = nullptr;
   nlohmann::json (*from_storage)(const nlohmann::json& stored) = nullptr;
 
+  // The subresources kube-apiserver serves on the kind's objects and lists in discovery
+  // (namespaces/finalize and /status, serviceaccounts/token): the kind of their body when it is
+  // another (group, version, kind; empty: the object's own) and their verbs, sorted.
+  struct Subresource {
+    std::string_view name;
+    std::string_view group, version, kind;
+    std::vector<std::string_view> verbs;
+  };
+  std::vector<Subresource> subresources;
+
   // The versions kube deprecates, with the release that deprecates each and the one that no
   // longer serves it (kube's prerelease lifecycle): a request to such a version gets
   // kube-apiserver's deprecation Warning once the emulated release has reached it.

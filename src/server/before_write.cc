@@ -86,7 +86,11 @@ Status BeforeUpdate(const KindStrategy& strategy, const WriteContext& context,
   meta.erase("generation");
   strategy.Default(object);
   strategy.PrepareForUpdate(object, old_object, context.info.subresource);
-  if (Status s = WithDetails(strategy.ValidateUpdate(object, old_object), kind, name); !s.ok()) {
+  const std::string& subresource = context.info.subresource;
+  Status valid = subresource.empty()
+                     ? strategy.ValidateUpdate(object, old_object)
+                     : strategy.ValidateSubresourceUpdate(subresource, object, old_object);
+  if (Status s = WithDetails(valid, kind, name); !s.ok()) {
     return s;
   }
   return Admit(context, kind, object, /*creating=*/false);

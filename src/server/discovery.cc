@@ -32,11 +32,13 @@ std::string StorageVersionHash(const api::KindInfo& kind) {
   return std::string(reinterpret_cast<const char*>(encoded), static_cast<size_t>(n));
 }
 
-json Verbs(const api::KindInfo& kind) {
-  json verbs = json::array();
-  for (std::string_view verb : kind.verbs) verbs.push_back(verb);
-  return verbs;
+json Names(const std::vector<std::string_view>& names) {
+  json out = json::array();
+  for (std::string_view name : names) out.push_back(std::string(name));
+  return out;
 }
+
+json Verbs(const api::KindInfo& kind) { return Names(kind.verbs); }
 
 json ShortNames(const api::KindInfo& kind) {
   json names = json::array();
@@ -247,6 +249,18 @@ std::optional<json> ApiResourceList(const std::vector<ServedVersion>& served,
                      {"storageVersionHash", StorageVersionHash(*kind)}};
     if (!kind->short_names.empty()) resource["shortNames"] = ShortNames(*kind);
     resources.push_back(std::move(resource));
+    for (const api::KindInfo::Subresource& sub : kind->subresources) {
+      json entry = {{"name", std::string(kind->resource) + "/" + std::string(sub.name)},
+                    {"singularName", ""},
+                    {"namespaced", kind->namespaced},
+                    {"kind", std::string(sub.kind.empty() ? kind->kind : sub.kind)},
+                    {"verbs", Names(sub.verbs)}};
+      if (!sub.kind.empty()) {
+        entry["group"] = std::string(sub.group);
+        entry["version"] = std::string(sub.version);
+      }
+      resources.push_back(std::move(entry));
+    }
   }
   return json{{"kind", "APIResourceList"},
               {"apiVersion", "v1"},
@@ -279,6 +293,19 @@ json AggregatedDiscovery(const std::vector<ServedVersion>& served, bool core,
             {"verbs", Verbs(*kind)},
         };
         if (!kind->short_names.empty()) resource["shortNames"] = ShortNames(*kind);
+        if (!kind->subresources.empty()) {
+          json subresources = json::array();
+          for (const api::KindInfo::Subresource& sub : kind->subresources) {
+            const bool own = sub.kind.empty();
+            subresources.push_back({{"subresource", std::string(sub.name)},
+                                    {"responseKind",
+                                     {{"group", std::string(own ? group : sub.group)},
+                                      {"version", std::string(own ? version : sub.version)},
+                                      {"kind", std::string(own ? kind->kind : sub.kind)}}},
+                                    {"verbs", Names(sub.verbs)}});
+          }
+          resource["subresources"] = std::move(subresources);
+        }
         resources.push_back(std::move(resource));
       }
       versions.push_back(

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace tenure::server {
@@ -79,15 +80,22 @@ TEST(DiscoveryTest, ApiResourceLists) {
   ASSERT_TRUE(core.has_value());
   EXPECT_EQ((*core)["kind"], "APIResourceList");
   EXPECT_EQ((*core)["groupVersion"], "v1");
-  ASSERT_EQ((*core)["resources"].size(), 3u);
+  // Three resources, and the namespaces' subresources right after them, as kube lists them.
+  ASSERT_EQ((*core)["resources"].size(), 5u);
   json configmaps;
+  std::map<std::string, json> by_name;
   for (const json& r : (*core)["resources"]) {
+    by_name[r["name"].get<std::string>()] = r;
     if (r["name"] == "configmaps") configmaps = r;
     EXPECT_TRUE(r.contains("singularName"));
     EXPECT_TRUE(r.contains("namespaced"));
     EXPECT_TRUE(r.contains("kind"));
     EXPECT_FALSE(r["verbs"].empty());
   }
+  EXPECT_EQ(by_name["namespaces/finalize"],
+            json::parse(R"({"name":"namespaces/finalize","singularName":"","namespaced":false,
+                            "kind":"Namespace","verbs":["update"]})"));
+  EXPECT_EQ(by_name["namespaces/status"]["verbs"], json::parse(R"(["get","patch","update"])"));
   EXPECT_EQ(configmaps["singularName"], "configmap");
   EXPECT_EQ(configmaps["namespaced"], true);
   EXPECT_EQ(configmaps["kind"], "ConfigMap");

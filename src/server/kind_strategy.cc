@@ -51,12 +51,15 @@ void KindStrategy::PrepareForCreate(nlohmann::json&) const {}
 void KindStrategy::PrepareForUpdate(nlohmann::json&, const nlohmann::json&,
                                     std::string_view) const {}
 
-bool KindStrategy::UpdatesSubresource(std::string_view) const { return false; }
-
 std::vector<std::string_view> KindStrategy::ResetFields(std::string_view) const { return {}; }
 
 Status KindStrategy::Validate(const nlohmann::json& object) const {
   return api::ValidateCreate(kind_, object);
+}
+
+Status KindStrategy::ValidateSubresourceUpdate(std::string_view, const nlohmann::json& object,
+                                               const nlohmann::json& old_object) const {
+  return ValidateUpdate(object, old_object);
 }
 
 Status KindStrategy::ValidateUpdate(const nlohmann::json& object,

@@ -47,12 +47,11 @@ class KindStrategy {
   // What a new object starts with, after Default (PrepareForCreate). Default: nothing.
   virtual void PrepareForCreate(nlohmann::json& object) const;
   // What an update keeps from the stored object, after Default (PrepareForUpdate); an update of
-  // a subresource the kind serves (`subresource` not empty) takes from the body only what that
-  // subresource writes. Default: nothing beyond the metadata BeforeUpdate keeps.
+  // a subresource the kind serves (`subresource` not empty; KindInfo::subresources) takes from
+  // the body only what that subresource writes. Default: nothing beyond the metadata
+  // BeforeUpdate keeps.
   virtual void PrepareForUpdate(nlohmann::json& object, const nlohmann::json& old_object,
                                 std::string_view subresource) const;
-  // The subresources a PUT may update besides the object (Namespace: "finalize"). Default: none.
-  virtual bool UpdatesSubresource(std::string_view subresource) const;
   // The top-level fields the strategy sets itself on writes through `subresource` ("" for the
   // object): owned by no manager (kube's ResetFieldsFor). Default: none.
   virtual std::vector<std::string_view> ResetFields(std::string_view subresource) const;
@@ -61,6 +60,10 @@ class KindStrategy {
   virtual Status Validate(const nlohmann::json& object) const;
   virtual Status ValidateUpdate(const nlohmann::json& object,
                                 const nlohmann::json& old_object) const;
+  // Validation of an update through a subresource. Default: ValidateUpdate.
+  virtual Status ValidateSubresourceUpdate(std::string_view subresource,
+                                           const nlohmann::json& object,
+                                           const nlohmann::json& old_object) const;
   // True when PrepareForUpdate and ValidateUpdate read nothing of the old object but its
   // metadata: the update hot path (lease renewals) then decodes only the stored metadata.
   virtual bool UpdateReadsOnlyOldMetadata() const;

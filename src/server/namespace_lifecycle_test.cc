@@ -136,5 +136,37 @@ TEST_F(NamespaceLifecycleTest, OnlyNamespacesHaveAFinalizeSubresource) {
       404);
 }
 
+// namespaces/status was not served (404): kube serves GET, PUT and PATCH there, writing the
+// status only, with the phase following the deletion timestamp.
+TEST_F(NamespaceLifecycleTest, TheStatusSubresourceWritesTheStatusOnly) {
+  client::HttpConnection c(endpoint());
+  ASSERT_EQ(StatusOf(c, "POST", "/api/v1/namespaces", Namespace("stat")), 201);
+  int status = 0;
+  json ns = Call(c, "GET", "/api/v1/namespaces/stat/status", "", &status);
+  ASSERT_EQ(status, 200) << ns.dump();
+  EXPECT_EQ(ns["kind"], "Namespace");
+
+  ns["spec"]["finalizers"] = json::array();  // ignored: the spec is not the status's
+  ns["status"]["conditions"] = json::array(
+      {{{"type", "NamespaceContentRemaining"}, {"status", "False"}, {"reason", "ContentDeleted"}}});
+  json written = Call(c, "PUT", "/api/v1/namespaces/stat/status", ns.dump(), &status);
+  ASSERT_EQ(status, 200) << written.dump();
+  EXPECT_EQ(written["spec"]["finalizers"], json::array({"kubernetes"}));
+  EXPECT_EQ(written["status"]["conditions"][0]["type"], "NamespaceContentRemaining");
+
+  written["status"]["phase"] = "Terminating";
+  json refused = Call(c, "PUT", "/api/v1/namespaces/stat/status", written.dump(), &status);
+  EXPECT_EQ(status, 422);
+  EXPECT_EQ(refused["message"],
+            "Namespace \"stat\" is invalid: status.Phase: Invalid value: \"Terminating\": may "
+            "only be 'Active' if `deletionTimestamp` is empty");
+
+  json patched = Call(c, "PATCH", "/api/v1/namespaces/stat/status",
+                      R"({"status":{"conditions":null},"metadata":{"labels":{"a":"b"}}})", &status);
+  ASSERT_EQ(status, 200) << patched.dump();
+  EXPECT_FALSE(patched["status"].contains("conditions"));
+  EXPECT_EQ(StatusOf(c, "DELETE", "/api/v1/namespaces/stat/status"), 405);
+}
+
 }  // namespace
 }  // namespace tenure::server::testing

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/time.h"
+#include "api/validation.h"
 #include "server/object_meta.h"
 #include "server/resource_errors.h"
 #include "server/storage_key.h"
@@ -37,6 +38,11 @@ class NamespaceStrategy final : public KindStrategy {
   // the finalize subresource changes spec.finalizers (and metadata), never the status.
   void PrepareForUpdate(json& object, const json& old_object,
                         std::string_view subresource) const override {
+    if (subresource == "status") {
+      // kube's namespaceStatusStrategy: the status, never the spec.
+      object["spec"] = old_object.value("spec", json::object());
+      return;
+    }
     object["status"] = old_object.value("status", json::object());
     if (subresource == "finalize") return;
     const json* finalizers = nullptr;
@@ -50,14 +56,28 @@ class NamespaceStrategy final : public KindStrategy {
     }
   }
 
-  bool UpdatesSubresource(std::string_view subresource) const override {
-    return subresource == "finalize";
+  // kube resets the status on the object and on finalize, the spec on status. (Its list for the
+  // object also names "spec.finalizers", as one field of that name, which no object has:
+  // spec.finalizers is owned as any other field.)
+  std::vector<std::string_view> ResetFields(std::string_view subresource) const override {
+    if (subresource == "status") return {"spec"};
+    return {"status"};
   }
 
-  // kube resets the status on the object and on finalize. (Its list also names
-  // "spec.finalizers", as one field of that name, which no object has: spec.finalizers is owned
-  // as any other field.)
-  std::vector<std::string_view> ResetFields(std::string_view) const override { return {"status"}; }
+  // kube's ValidateNamespaceStatusUpdate: the phase follows the deletion timestamp.
+  Status ValidateSubresourceUpdate(std::string_view subresource, const json& object,
+                                   const json& old_object) const override {
+    if (subresource != "status") return ValidateUpdate(object, old_object);
+    if (Status s = ValidateUpdate(object, old_object); !s.ok()) return s;
+    const bool deleting = object["metadata"].contains("deletionTimestamp");
+    const std::string phase = object.value("status", json::object()).value("phase", "");
+    if (phase == (deleting ? "Terminating" : "Active")) return Status::Ok();
+    api::FieldErrors errs{
+        api::Invalid("status.Phase", phase,
+                     deleting ? "may only be 'Terminating' if `deletionTimestamp` is not empty"
+                              : "may only be 'Active' if `deletionTimestamp` is empty")};
+    return api::InvalidStatus("Namespace", MetadataString(object, "name"), errs);
+  }
 
   // PrepareForUpdate reads the stored status.
   bool UpdateReadsOnlyOldMetadata() const override { return false; }

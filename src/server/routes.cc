@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <span>
 
-#include "server/kind_strategy.h"
 #include "server/resource_errors.h"
 
 namespace tenure::server {
@@ -58,15 +57,27 @@ bool Serves(const api::KindInfo& kind, Verb verb) {
 }
 
 Status CheckRoute(const api::KindInfo& kind, const RequestInfo& info, std::string_view method) {
-  // Of the subresources only those a kind's strategy updates are served (PUT only, as kube's
-  // namespaces/finalize), and a namespaced kind's objects live only under their namespace:
-  // kube-apiserver has no route there at all.
+  // Of the subresources only those the kind declares are served, each with its verbs
+  // (namespaces/finalize: PUT; namespaces/status: GET, PUT, PATCH), and a namespaced kind's
+  // objects live only under their namespace: kube-apiserver has no route there at all.
   if (!info.subresource.empty()) {
-    if (!kind.stored || info.name.empty() || info.legacy_watch ||
-        !StrategyFor(kind).UpdatesSubresource(info.subresource)) {
+    const api::KindInfo::Subresource* sub = nullptr;
+    for (const auto& s : kind.subresources) {
+      if (s.name == info.subresource) sub = &s;
+    }
+    if (!kind.stored || info.name.empty() || info.legacy_watch || sub == nullptr ||
+        !sub->kind.empty() || (kind.namespaced && info.namespace_.empty())) {
       return NoSuchResource();
     }
-    return method == "PUT" ? Status::Ok() : MethodNotAllowed();
+    const std::string_view verb = method == "PUT"     ? "update"
+                                  : method == "GET"   ? "get"
+                                  : method == "PATCH" ? "patch"
+                                                      : "";
+    if (info.verb == Verb::kWatch ||
+        std::find(sub->verbs.begin(), sub->verbs.end(), verb) == sub->verbs.end()) {
+      return MethodNotAllowed();
+    }
+    return Status::Ok();
   }
   if (kind.namespaced && info.namespace_.empty() && !info.name.empty()) return NoSuchResource();
   // Nor does a cluster-scoped kind live under a namespace (.../namespaces/foo/clusterroles):
