@@ -140,9 +140,8 @@ PathElement PathElement::Field(std::string name) {
 }
 
 PathElement PathElement::Key(json fields) {
-  PathElement e;
+  PathElement e = Value(std::move(fields));
   e.type = Type::kKey;
-  e.value = std::move(fields);
   return e;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/kinds.h"
+#include "api/time.h"
 #include "server/namespace_strategy.h"
 #include "server/object_meta.h"
 #include "server/storage_key.h"
@@ -35,14 +36,73 @@ bool AwaitsUs(const json& ns) {
   return IsTerminating(ns) && (HasOurFinalizer(ns) || !HasFinalizers(ns));
 }
 
+// The conditions kube's namespace deleter keeps on a terminating namespace (its
+// namespaceConditionUpdater): all fine, except NamespaceContentRemaining when `remaining` names
+// what could not be removed yet ("configmaps. has 2 resource instances, ..."). A condition keeps
+// its lastTransitionTime while its status stays.
+json DeletionConditions(const json& old_status, const std::string& remaining, const Clock& clock) {
+  struct Condition {
+    const char* type;
+    const char* reason;
+    const char* message;
+  };
+  static constexpr Condition kOk[] = {
+      {"NamespaceDeletionDiscoveryFailure", "ResourcesDiscovered",
+       "All resources successfully discovered"},
+      {"NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions",
+       "All legacy kube types successfully parsed"},
+      {"NamespaceDeletionContentFailure", "ContentDeleted",
+       "All content successfully deleted, may be waiting on finalization"},
+      {"NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"},
+      {"NamespaceFinalizersRemaining", "ContentHasNoFinalizers",
+       "All content-preserving finalizers finished"},
+  };
+  const json* old = nullptr;
+  if (auto it = old_status.find("conditions"); it != old_status.end() && it->is_array()) {
+    old = &*it;
+  }
+  json out = json::array();
+  for (const Condition& ok : kOk) {
+    json c = {
+        {"type", ok.type}, {"status", "False"}, {"reason", ok.reason}, {"message", ok.message}};
+    if (std::string_view(ok.type) == "NamespaceContentRemaining" && !remaining.empty()) {
+      c["status"] = "True";
+      c["reason"] = "SomeResourcesRemain";
+      c["message"] = "Some resources are remaining: " + remaining;
+    }
+    c["lastTransitionTime"] = api::FormatTime(clock.wall_now());
+    if (old != nullptr) {
+      for (const json& before : *old) {
+        if (before.is_object() && before.value("type", "") == ok.type &&
+            before.value("status", "") == c["status"] && before.contains("lastTransitionTime")) {
+          c["lastTransitionTime"] = before["lastTransitionTime"];
+        }
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Sets `ns`'s deletion conditions; whether that changed them.
+bool SetDeletionConditions(json& ns, const std::string& remaining, const Clock& clock) {
+  json& status = ns["status"];
+  if (!status.is_object()) status = json::object();
+  json conditions = DeletionConditions(status, remaining, clock);
+  if (status.value("conditions", json()) == conditions) return false;
+  status["conditions"] = std::move(conditions);
+  return true;
+}
+
 }  // namespace
 
-NamespaceController::NamespaceController(std::shared_ptr<store::Store> store)
-    : store_(std::move(store)) {}
+NamespaceController::NamespaceController(std::shared_ptr<store::Store> store,
+                                         std::shared_ptr<Clock> clock)
+    : store_(std::move(store)), clock_(std::move(clock)) {}
 
 Result<std::unique_ptr<NamespaceController>> NamespaceController::Start(
-    std::shared_ptr<store::Store> store) {
-  std::unique_ptr<NamespaceController> controller(new NamespaceController(store));
+    std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock) {
+  std::unique_ptr<NamespaceController> controller(new NamespaceController(store, std::move(clock)));
   const std::string prefix = StoragePrefix(api::NamespaceKind(), "");
   auto listed = store->List(prefix);
   if (!listed.ok()) return listed.status();
@@ -118,19 +178,32 @@ bool NamespaceController::Finish(const std::string& name) {
     // finds the object changed is looked at again on the next pass.
     for (int pass = 0;; ++pass) {
       size_t found = 0;
+      std::string remaining;  // kube's "<resource>.<group> has N resource instances, ..."
       for (const api::KindInfo* kind : api::AllKinds()) {
         if (!kind->namespaced || !kind->stored) continue;
         auto contents = store_->List(StoragePrefix(*kind, name));
         if (!contents.ok()) return false;
         found += contents->items.size();
+        if (!contents->items.empty()) {
+          if (!remaining.empty()) remaining += ", ";
+          remaining += std::string(kind->resource) + "." + std::string(kind->group) + " has " +
+                       std::to_string(contents->items.size()) + " resource instances";
+        }
         for (const store::KeyValue& kv : contents->items) {
           if (stopping_) return false;
           store_->WriteSync({store::WriteOp::Kind::kDelete, kv.key, "", kv.mod_revision});
         }
       }
       if (found == 0) break;
-      if (pass == 2) return false;  // still filling up: after a pause
+      if (pass == 2) {
+        // Still filling up: say so on the namespace, and try again after a pause.
+        if (SetDeletionConditions(ns, remaining, *clock_)) {
+          store_->WriteSync({store::WriteOp::Kind::kUpdate, key, ns.dump(), stored->mod_revision});
+        }
+        return false;
+      }
     }
+    SetDeletionConditions(ns, "", *clock_);
     json& finalizers = ns["spec"]["finalizers"];
     finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kFinalizer),
                      finalizers.end());

@@ -22,13 +22,16 @@
 #include <vector>
 
 #include "store/store.h"
+#include "tenure/clock.h"
 #include "tenure/status.h"
 
 namespace tenure::server {
 
 class NamespaceController {
  public:
-  static Result<std::unique_ptr<NamespaceController>> Start(std::shared_ptr<store::Store> store);
+  // `clock` dates the status conditions it sets.
+  static Result<std::unique_ptr<NamespaceController>> Start(std::shared_ptr<store::Store> store,
+                                                            std::shared_ptr<Clock> clock);
   // Stops the watch and joins the worker (a namespace half done is finished at the next start).
   ~NamespaceController();
 
@@ -36,7 +39,7 @@ class NamespaceController {
   NamespaceController& operator=(const NamespaceController&) = delete;
 
  private:
-  explicit NamespaceController(std::shared_ptr<store::Store> store);
+  NamespaceController(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock);
   // Queues the namespace of a stored Namespace object when it is marked for deletion.
   void Consider(const std::string& stored);
   void Run();
@@ -45,6 +48,7 @@ class NamespaceController {
   bool Finish(const std::string& name);
 
   std::shared_ptr<store::Store> store_;
+  std::shared_ptr<Clock> clock_;
   std::mutex mu_;
   std::condition_variable wake_;
   // First in, first out: a namespace tried again waits behind the others (guarded by mu_).

@@ -168,5 +168,36 @@ TEST_F(NamespaceLifecycleTest, TheStatusSubresourceWritesTheStatusOnly) {
   EXPECT_EQ(StatusOf(c, "DELETE", "/api/v1/namespaces/stat/status"), 405);
 }
 
+// A namespace held by another finalizer stays Terminating once its content is gone: it says so
+// with kube's deletion conditions (kubectl describe shows them).
+TEST_F(NamespaceLifecycleTest, ATerminatingNamespaceCarriesKubesDeletionConditions) {
+  client::HttpConnection c(endpoint());
+  ASSERT_EQ(StatusOf(c, "POST", "/api/v1/namespaces",
+                     Namespace("kept", json::array({"example.com/keep"}))),
+            201);
+  ASSERT_EQ(StatusOf(c, "POST", "/api/v1/namespaces/kept/configmaps", ConfigMap("cm")), 201);
+  ASSERT_EQ(StatusOf(c, "DELETE", "/api/v1/namespaces/kept"), 200);
+  json ns;
+  ASSERT_TRUE(Eventually([&] {
+    ns = Call(c, "GET", "/api/v1/namespaces/kept", "");
+    return ns["spec"]["finalizers"] == json::array({"example.com/keep"});
+  })) << ns.dump();
+  EXPECT_EQ(ns["status"]["phase"], "Terminating");
+  std::vector<std::string> types, statuses;
+  for (const json& condition : ns["status"]["conditions"]) {
+    types.push_back(condition["type"]);
+    statuses.push_back(condition["status"]);
+    EXPECT_TRUE(condition.contains("lastTransitionTime")) << condition.dump();
+  }
+  EXPECT_EQ(types,
+            (std::vector<std::string>{
+                "NamespaceDeletionDiscoveryFailure", "NamespaceDeletionGroupVersionParsingFailure",
+                "NamespaceDeletionContentFailure", "NamespaceContentRemaining",
+                "NamespaceFinalizersRemaining"}));
+  EXPECT_EQ(statuses, std::vector<std::string>(5, "False"));
+  EXPECT_EQ(ns["status"]["conditions"][3]["message"], "All content successfully removed");
+  EXPECT_EQ(StatusOf(c, "GET", "/api/v1/namespaces/kept/configmaps/cm"), 404);
+}
+
 }  // namespace
 }  // namespace tenure::server::testing

@@ -99,7 +99,7 @@ class ServerImpl final : public Server {
     if (Status s = EnsureBootstrapPolicy(*resources); !s.ok()) return s;
     auto policy = AuthCache::Start(store_);
     if (!policy.ok()) return policy.status();
-    auto namespaces = NamespaceController::Start(store_);
+    auto namespaces = NamespaceController::Start(store_, Clock::Real());
     if (!namespaces.ok()) return namespaces.status();
     namespaces_ = std::move(*namespaces);
     // Before anything opens files: a server holds one descriptor per connection.

@@ -38,6 +38,26 @@ const json* MapOf(const json* v) { return v != nullptr && v->is_object() ? v : n
 
 bool Equal(const json& a, const json& b) { return CompareValues(a, b) == 0; }
 
+// Every key of two objects (either may be null) with its value on each side, null where absent
+// (structured-merge-diff's MapZip).
+template <typename Visit>
+void ZipMaps(const json* lhs, const json* rhs, Visit&& visit) {
+  if (lhs != nullptr) {
+    for (auto it = lhs->begin(); it != lhs->end(); ++it) {
+      const json* r = nullptr;
+      if (rhs != nullptr) {
+        if (auto f = rhs->find(it.key()); f != rhs->end()) r = &*f;
+      }
+      visit(it.key(), &*it, r);
+    }
+  }
+  if (rhs != nullptr) {
+    for (auto it = rhs->begin(); it != rhs->end(); ++it) {
+      if (lhs == nullptr || !lhs->contains(it.key())) visit(it.key(), nullptr, &*it);
+    }
+  }
+}
+
 // The element of an associative list identifying `item`; why not.
 Result<PathElement> ItemElement(const Shape& list, const json& item) {
   if (!list.key.empty()) {
@@ -180,28 +200,12 @@ class Comparer {
   }
 
   void MapItems(const Shape& shape, const json* lhs, const json* rhs, FieldPath& path) {
-    auto visit = [&](const std::string& key, const json* l, const json* r) {
+    ZipMaps(lhs, rhs, [&](const std::string& key, const json* l, const json* r) {
       auto child = shape.Child(key);
       if (!child) return;
       Descend d(path, PathElement::Field(key));
       Node(*child, l, r, path);
-    };
-    if (lhs != nullptr) {
-      for (auto it = lhs->begin(); it != lhs->end(); ++it) {
-        const json* r = nullptr;
-        if (rhs != nullptr) {
-          auto f = rhs->find(it.key());
-          if (f != rhs->end()) r = &*f;
-        }
-        visit(it.key(), &*it, r);
-      }
-    }
-    if (rhs != nullptr) {
-      for (auto it = rhs->begin(); it != rhs->end(); ++it) {
-        if (lhs != nullptr && lhs->contains(it.key())) continue;
-        visit(it.key(), nullptr, &*it);
-      }
-    }
+    });
   }
 
   // Items grouped by their element: one on each side is compared; repeated ones compare whole.
@@ -275,27 +279,12 @@ class Merger {
         if (shape.atomic || (IsEmptyContainer(l) && IsEmptyContainer(r))) return Leaf(lhs, rhs);
         if (l == nullptr && r == nullptr) return std::nullopt;
         json out = json::object();
-        auto visit = [&](const std::string& key, const json* lv, const json* rv) {
+        ZipMaps(l, r, [&](const std::string& key, const json* lv, const json* rv) {
           auto child = shape.Child(key);
           if (!child) return;
           Descend d(path, PathElement::Field(key));
           if (auto merged = Node(*child, lv, rv, path)) out[key] = std::move(*merged);
-        };
-        if (l != nullptr) {
-          for (auto it = l->begin(); it != l->end(); ++it) {
-            const json* rv = nullptr;
-            if (r != nullptr) {
-              auto f = r->find(it.key());
-              if (f != r->end()) rv = &*f;
-            }
-            visit(it.key(), &*it, rv);
-          }
-        }
-        if (r != nullptr) {
-          for (auto it = r->begin(); it != r->end(); ++it) {
-            if (l == nullptr || !l->contains(it.key())) visit(it.key(), nullptr, &*it);
-          }
-        }
+        });
         if (out.empty()) return std::nullopt;
         return out;
       }
