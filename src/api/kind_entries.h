@@ -32,5 +32,9 @@ const ObjectDescription& ObjectReferenceObject();
 const ObjectDescription& EventSourceObject();
 // core/v1 Event's Table columns (kind_event.cc); events.k8s.io/v1 shows the same ones.
 std::vector<TableColumn> EventTableColumns();
+// The field selector labels of core/v1 Events, which events.k8s.io/v1 takes as they are: kube
+// matches both on the stored core form (involvedObject.*, reason, reportingComponent, source,
+// type).
+std::vector<SelectorField> EventSelectorFields();
 
 }  // namespace tenure::api::internal

@@ -224,6 +224,22 @@ json MessageCell(const json& o, Now) {
 
 }  // namespace
 
+std::vector<SelectorField> EventSelectorFields() {
+  return {
+      {.label = "involvedObject.kind"},
+      {.label = "involvedObject.namespace"},
+      {.label = "involvedObject.name"},
+      {.label = "involvedObject.uid"},
+      {.label = "involvedObject.apiVersion"},
+      {.label = "involvedObject.resourceVersion"},
+      {.label = "involvedObject.fieldPath"},
+      {.label = "reason"},
+      {.label = "reportingComponent"},
+      {.label = "type"},
+      {.label = "source", .value = ReportingComponent},
+  };
+}
+
 std::vector<TableColumn> EventTableColumns() {
   return {
       {.name = "Last Seen", .field = "lastTimestamp", .cell = LastSeenCell},
@@ -262,19 +278,7 @@ const KindDescription& EventKind() {
     k.list =
         ListObject(EventObject(), k.list_kind, "EventList is a list of events.", "List of events");
     k.columns = EventTableColumns();
-    k.selector_fields = {
-        {.label = "involvedObject.kind"},
-        {.label = "involvedObject.namespace"},
-        {.label = "involvedObject.name"},
-        {.label = "involvedObject.uid"},
-        {.label = "involvedObject.apiVersion"},
-        {.label = "involvedObject.resourceVersion"},
-        {.label = "involvedObject.fieldPath"},
-        {.label = "reason"},
-        {.label = "reportingComponent"},
-        {.label = "type"},
-        {.label = "source", .value = ReportingComponent},
-    };
+    k.selector_fields = EventSelectorFields();
     k.validation = {.create = ValidateEvent, .update = ValidateEventUpdate};
     return k;
   }();

@@ -235,6 +235,7 @@ const KindDescription& EventsV1EventKind() {
     k.stored_as = &EventKind();
     k.to_storage = ToCore;
     k.from_storage = FromCore;
+    k.selector_fields = EventSelectorFields();  // on the stored core form, as kube
     k.validation = {.create = ValidateEventsEvent, .update = ValidateEventsEventUpdate};
     return k;
   }();

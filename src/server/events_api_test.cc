@@ -151,5 +151,28 @@ TEST_F(EventsApiTest, TablesAreCoreEventsTables) {
   EXPECT_EQ(cells[6], "node-a became leader");
 }
 
+// events.k8s.io/v1 selected only on metadata; kube takes core/v1's field labels there too
+// (involvedObject.*, reason, reportingComponent, source, type), matched on the stored core form.
+TEST_F(EventsApiTest, FieldSelectorsAreCoreEventsOnes) {
+  client::HttpConnection c(endpoint());
+  int status = 0;
+  ASSERT_EQ((Call(c, "POST", kEvents, NewEvent("about-lock").dump(), &status), status), 201);
+  json other = NewEvent("about-other");
+  other["regarding"]["name"] = "other";
+  other["reason"] = "Elsewhere";
+  ASSERT_EQ((Call(c, "POST", kEvents, other.dump(), &status), status), 201);
+  for (const char* selector : {"involvedObject.name=lock", "reason=BecameLeader",
+                               "reportingComponent=example.com/elector,involvedObject.name!=other",
+                               "source=example.com/elector,type=Normal,reason!=Elsewhere"}) {
+    json list = Call(c, "GET", std::string(kEvents) + "?fieldSelector=" + selector, "", &status);
+    ASSERT_EQ(status, 200) << selector << ": " << list.dump();
+    ASSERT_EQ(list["items"].size(), 1u) << selector << ": " << list.dump();
+    EXPECT_EQ(list["items"][0]["metadata"]["name"], "about-lock") << selector;
+  }
+  json bad =
+      Call(c, "GET", std::string(kEvents) + "?fieldSelector=regarding.name=lock", "", &status);
+  EXPECT_EQ(status, 400) << bad.dump();
+}
+
 }  // namespace
 }  // namespace tenure::server::testing
