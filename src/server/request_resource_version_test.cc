@@ -44,6 +44,24 @@ TEST_F(RequestResourceVersionTest, UpdatesNameDigitsOnly) {
   }
 }
 
+// kube's list validation words it in full (ValidateListOptions), as Go's ParseUint fails.
+TEST_F(RequestResourceVersionTest, ListsSayWhyInFull) {
+  client::HttpConnection c(endpoint());
+  int status = 0;
+  json reply = Call(c, "GET", std::string(kLeases) + "?resourceVersion=abc", "", &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(reply.value("message", ""),
+            "invalid resource version: resourceVersion: Invalid value: \"abc\": "
+            "strconv.ParseUint: parsing \"abc\": invalid syntax");
+  reply =
+      Call(c, "GET", std::string(kLeases) + "?resourceVersion=99999999999999999999", "", &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(reply.value("message", ""),
+            "invalid resource version: resourceVersion: Invalid value: "
+            "\"99999999999999999999\": strconv.ParseUint: parsing \"99999999999999999999\": "
+            "value out of range");
+}
+
 TEST_F(RequestResourceVersionTest, WatchesAndDeletePreconditions) {
   client::HttpConnection c(endpoint());
   int status = 0;

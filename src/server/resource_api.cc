@@ -9,6 +9,7 @@
 #include "api/go_duration.h"
 #include "api/resource_version.h"
 #include "api/status_object.h"
+#include "api/validation.h"
 #include "server/before_write.h"
 #include "server/continue_token.h"
 #include "server/field_manager.h"
@@ -49,6 +50,21 @@ Result<int64_t> ParseResourceVersion(const std::string& text) {
     return Status::BadRequest("invalid resource version: \"" + text + "\"");
   }
   return static_cast<int64_t>(*value);
+}
+
+// The resourceVersion of a list, with kube's ValidateListOptions message for a bad one:
+// `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing
+// "abc": invalid syntax`.
+Result<int64_t> ListResourceVersion(const std::string& text) {
+  auto rv = ParseResourceVersion(text);
+  if (rv.ok()) return rv;
+  bool digits = !text.empty();
+  for (char ch : text) digits = digits && ch >= '0' && ch <= '9';
+  return Status::BadRequest("invalid resource version: " +
+                            api::Invalid("resourceVersion", text,
+                                         "strconv.ParseUint: parsing " + api::GoQuote(text) + ": " +
+                                             (digits ? "value out of range" : "invalid syntax"))
+                                .ToString());
 }
 
 }  // namespace
@@ -231,7 +247,7 @@ void ResourceApi::List(std::shared_ptr<Call> call) {
   auto query = ParseListQuery(call->request, /*watch=*/false);
   if (!query.ok()) return call->Fail(query.status());
   const std::string rv_text = call->request.param("resourceVersion");
-  auto rv = ParseResourceVersion(rv_text);
+  auto rv = ListResourceVersion(rv_text);
   if (!rv.ok()) return call->Fail(rv.status());
   const std::string prefix = StoragePrefix(*call->kind, call->info.namespace_);
   const ListRead read = ListReadOf(*query, *rv);
