@@ -280,6 +280,30 @@ void AddPaths(json& paths, const api::KindDescription& kind, std::string_view ve
   item["delete"] = remove;
   paths[api::ObjectPathTemplate(kind, version)] = item;
 
+  // The object's own subresources (namespaces/finalize and /status), with the item's operations
+  // of their verbs. (serviceaccounts/token takes another kind's body: not described here.)
+  for (const api::KindInfo::Subresource& sub : kind.subresources) {
+    if (!sub.kind.empty()) continue;
+    const std::string name(sub.name);
+    std::string title = name;
+    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    json sub_item = {{"parameters", item["parameters"]}};
+    for (std::string_view verb : sub.verbs) {
+      const char* method = verb == "get" ? "get" : verb == "update" ? "put" : "patch";
+      json operation = item[method];
+      const std::string what = verb == "get"      ? "read "
+                               : verb == "update" ? "replace "
+                                                  : "partially update ";
+      operation["description"] = what + name + " of the specified " + k;
+      operation["operationId"] = std::string(verb == "get"      ? "read"
+                                             : verb == "update" ? "replace"
+                                                                : "patch") +
+                                 og + scope + k + title;
+      sub_item[method] = std::move(operation);
+    }
+    paths[api::ObjectPathTemplate(kind, version) + "/" + name] = std::move(sub_item);
+  }
+
   // List across namespaces.
   if (kind.namespaced) {
     json all =
