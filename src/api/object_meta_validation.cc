@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/canonical_json.h"
+#include "api/field_manager_name.h"
 
 namespace tenure::api::internal {
 namespace {
@@ -109,6 +110,32 @@ void ValidateFinalizers(const std::vector<std::string>& finalizers, const std::s
 }
 
 // The part of ObjectMeta validation after the name (validateObjectMetaAccessorWithOptsCommon).
+// apimachinery's ValidateManagedFields: each entry's operation, fieldsType, manager name and
+// subresource.
+void ValidateManagedFields(const json& meta, FieldErrors& errs) {
+  const json* entries = Child(meta, "managedFields");
+  if (entries == nullptr || !entries->is_array()) return;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const json& e = (*entries)[i];
+    if (!e.is_object()) continue;
+    const std::string path = "metadata.managedFields[" + std::to_string(i) + "]";
+    const std::string_view operation = StringAt(e, "operation");
+    if (operation != "Apply" && operation != "Update") {
+      errs.push_back(Invalid(path + ".operation", operation, "must be `Apply` or `Update`"));
+    }
+    const std::string_view type = StringAt(e, "fieldsType");
+    if (!type.empty() && type != "FieldsV1") {
+      errs.push_back(Invalid(path + ".fieldsType", type, "must be `FieldsV1`"));
+    }
+    for (FieldError& err : ValidateFieldManager(StringAt(e, "manager"), path + ".manager")) {
+      errs.push_back(std::move(err));
+    }
+    if (StringAt(e, "subresource").size() > 256) {
+      errs.push_back(TooLong(path + ".subresource", 256));
+    }
+  }
+}
+
 void ValidateObjectMetaCommon(const json& meta, bool namespaced, FieldErrors& errs) {
   const std::string_view ns = StringAt(meta, "namespace");
   if (namespaced) {
@@ -131,6 +158,7 @@ void ValidateObjectMetaCommon(const json& meta, bool namespaced, FieldErrors& er
   ValidateAnnotations(meta, errs);
   ValidateOwnerReferences(meta, errs);
   ValidateFinalizers(StringList(meta, "finalizers"), "metadata.finalizers", errs);
+  ValidateManagedFields(meta, errs);
 }
 
 void ValidateImmutableString(const json& meta, const json& old_meta, const char* key,
@@ -231,6 +259,7 @@ void ValidateObjectMetaUpdate(const json& meta, const json& old_meta, FieldError
   ValidateAnnotations(meta, errs);
   ValidateOwnerReferences(meta, errs);
   ValidateFinalizers(StringList(meta, "finalizers"), "metadata.finalizers", errs);
+  ValidateManagedFields(meta, errs);
 }
 
 }  // namespace tenure::api::internal

@@ -270,6 +270,18 @@ TEST_F(ApiFidelityTest, ServerSideApplyOwnsFieldsAndConflictsAsKubeDoes) {
             json::parse(R"({"f:spec":{"f:leaseDurationSeconds":{}}})"));
   EXPECT_EQ(by_manager["mgrB"]["fieldsV1"], json::parse(R"({"f:spec":{"f:holderIdentity":{}}})"));
 
+  // Entries a client writes are validated as kube's ValidateManagedFields does.
+  json renamed = json::parse(updated.body);
+  renamed["metadata"]["managedFields"][0]["manager"] = std::string(129, 'm');
+  client::HttpReply invalid = Send(c, "PUT", lease, renamed.dump());
+  EXPECT_EQ(invalid.status, 422) << invalid.body;
+  EXPECT_NE(
+      json::parse(invalid.body)
+          .value("message", "")
+          .find("metadata.managedFields[0].manager: Too long: may not be more than 128 bytes"),
+      std::string::npos)
+      << invalid.body;
+
   client::HttpReply too_long = Send(c, "PATCH", lease + "?fieldManager=" + std::string(129, 'm'),
                                     config_b, "application/apply-patch+yaml");
   EXPECT_EQ(too_long.status, 422);

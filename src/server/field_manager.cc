@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "api/canonicalize.h"
+#include "api/client_json.h"
 #include "api/description.h"
+#include "api/field_manager_name.h"
 #include "api/time.h"
 
 namespace tenure::server {
@@ -17,51 +19,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kFieldManagerMaxLength = 128;
 constexpr size_t kMaxUpdateManagers = 10;
 constexpr std::string_view kCurrentOperation = "current-operation";
 constexpr std::string_view kBeforeFirstApply = "before-first-apply";
 constexpr std::string_view kAncientChanges = "ancient-changes";
 constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
-
-// Decodes one UTF-8 rune at `i` (U+FFFD and one byte for an invalid sequence).
-char32_t NextRune(std::string_view s, size_t& i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t r = n == 1 ? c : (c & (0x7f >> n));
-  for (size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xc0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    r = (r << 6) | (b(i + k) & 0x3f);
-  }
-  i += n;
-  return r;
-}
-
-// Go's unicode.IsPrint for the characters managers are named with: graphic characters and the
-// ASCII space; controls, other spaces, surrogates and invalid bytes are not.
-bool IsPrint(char32_t r) {
-  if (r < 0x20 || (r >= 0x7f && r < 0xa0)) return false;
-  if (r == 0xFFFD) return true;
-  if (r == 0xad || (r >= 0x2000 && r <= 0x200f) || (r >= 0x2028 && r <= 0x202f) ||
-      (r >= 0x205f && r <= 0x206f) || r == 0x3000 || r == 0xfeff || (r >= 0xfff9 && r <= 0xfffb)) {
-    return false;
-  }
-  return !(r >= 0xd800 && r <= 0xdfff) && r <= 0x10ffff;
-}
-
-std::string RuneText(char32_t r) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(r));
-  return buf;
-}
+// apimachinery's TotalAnnotationSizeLimitB.
+constexpr size_t kMaxAnnotationsBytes = 256 * 1024;
 
 const json* MetadataOf(const json& object) {
   auto it = object.find("metadata");
@@ -127,6 +91,12 @@ std::string BuildIdentifier(std::string_view manager, std::string_view operation
 const json& ParseIdentifier(const std::string& identifier) {
   thread_local std::unordered_map<std::string, json> parsed;
   if (auto it = parsed.find(identifier); it != parsed.end()) return it->second;
+  if (identifier.size() > 512) {  // not one of the usual few: not kept
+    thread_local json once;
+    once = json::parse(identifier, nullptr, /*allow_exceptions=*/false);
+    if (!once.is_object()) once = json::object();
+    return once;
+  }
   if (parsed.size() >= 4096) parsed.clear();
   json entry = json::parse(identifier, nullptr, /*allow_exceptions=*/false);
   if (!entry.is_object()) entry = json::object();
@@ -218,35 +188,12 @@ std::string GroupVersionKindText(std::string_view api_version, std::string_view 
 
 std::string ManagerOrUserAgent(std::string_view field_manager, std::string_view user_agent) {
   if (!field_manager.empty()) return std::string(field_manager);
-  const std::string_view prefix = user_agent.substr(0, user_agent.find('/'));
-  std::string out;
-  for (size_t i = 0; i < prefix.size();) {
-    const size_t start = i;
-    const char32_t r = NextRune(prefix, i);
-    if (!IsPrint(r)) continue;
-    const std::string_view bytes =
-        r == 0xFFFD && i - start == 1 ? "\xEF\xBF\xBD" : prefix.substr(start, i - start);
-    if (out.size() + bytes.size() > kFieldManagerMaxLength) break;
-    out += bytes;
-  }
-  return out;
+  return api::PrintablePrefix(user_agent.substr(0, user_agent.find('/')),
+                              api::kFieldManagerMaxLength);
 }
 
 api::FieldErrors FieldManagerErrors(std::string_view field_manager) {
-  api::FieldErrors errs;
-  if (field_manager.size() > kFieldManagerMaxLength) {
-    errs.push_back(api::TooLong("fieldManager", kFieldManagerMaxLength));
-  }
-  for (size_t i = 0; i < field_manager.size();) {
-    const size_t at = i;
-    const char32_t r = NextRune(field_manager, i);
-    if (!IsPrint(r)) {
-      errs.push_back(api::Invalid(
-          "fieldManager", field_manager,
-          "invalid character " + RuneText(r) + " (at position " + std::to_string(at) + ")"));
-    }
-  }
-  return errs;
+  return api::ValidateFieldManager(field_manager, "fieldManager");
 }
 
 // The versions of a kind and of the kind it shares storage with (core/v1 and events.k8s.io/v1
@@ -453,9 +400,10 @@ bool FieldManager::UpdateOwnFields(const json& live, json& object, std::string_v
     const json& e = (*live_entries)[i];
     if (!e.is_object()) return false;
     const std::string operation = StringAt(e, "operation");
-    if ((operation != "Apply" && operation != "Update") || StringAt(e, "apiVersion").empty() ||
-        StringAt(e, "fieldsType") != "FieldsV1" || !e.contains("fieldsV1") ||
-        !e["fieldsV1"].is_object()) {
+    // Every entry at the request's version: other versions are compared after conversion.
+    if ((operation != "Apply" && operation != "Update") ||
+        StringAt(e, "apiVersion") != api_version_ || StringAt(e, "fieldsType") != "FieldsV1" ||
+        !e.contains("fieldsV1") || !e["fieldsV1"].is_object()) {
       return false;  // the full path decides what to make of it
     }
     if (operation == "Update" && StringAt(e, "manager") == name &&
@@ -479,7 +427,10 @@ bool FieldManager::UpdateOwnFields(const json& live, json& object, std::string_v
     if (!ok) return;
     if (owned_by_others(p)) {
       ok = false;
-    } else if (!NeverOwned().Has(p)) {
+    } else if (NeverOwned().Has(p)) {
+      // The full computation takes it from the writer's own entry too (never given back).
+      ok = !OwnsPath(entries[*own]["fieldsV1"], p);
+    } else {
       takes_fields = true;
       ok = OwnsPath(entries[*own]["fieldsV1"], p);
     }
@@ -584,7 +535,9 @@ Result<json> FieldManager::ApplyOrUpgrade(const json& live, const json& config,
     std::string text;
     if (annotations != meta->end() && annotations->is_object())
       text = StringAt(*annotations, kLastApplied.data());
-    json last = text.empty() ? json() : json::parse(text, nullptr, false);
+    json last = text.empty() || api::JsonNesting(text) > api::kMaxJsonNesting
+                    ? json()
+                    : json::parse(text, nullptr, false);
     if (last.is_object() && StringAt(last, "apiVersion") == api_version_) {
       const Shape shape = versions_->ShapeAt(api_version_);
       if (ValidateTyped(shape, last).empty()) {
@@ -636,8 +589,15 @@ Result<json> FieldManager::Apply(const json& live, const json& config, std::stri
           last["metadata"].contains("annotations") && last["metadata"]["annotations"].is_object()) {
         last["metadata"]["annotations"].erase(std::string(kLastApplied));
       }
-      (*object)["metadata"]["annotations"][std::string(kLastApplied)] =
+      json& annotations = (*object)["metadata"]["annotations"];
+      annotations[std::string(kLastApplied)] =
           last.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+      // As kube's SetLastApplied: left out when it would make the annotations too large.
+      size_t total = 0;
+      for (auto it = annotations.begin(); it != annotations.end(); ++it) {
+        total += it.key().size() + (it->is_string() ? it->get_ref<const std::string&>().size() : 0);
+      }
+      if (total > kMaxAnnotationsBytes) annotations.erase(std::string(kLastApplied));
     }
   }
   SetManagedFields(*object, Encode(managed));

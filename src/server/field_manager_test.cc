@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "api/client_json.h"
 #include "api/kinds.h"
 #include "tenure/fake_clock.h"
 
@@ -338,6 +340,82 @@ TEST(FieldSetTest, RoundTripsThroughFieldsV1AndRejectsMalformedKeys) {
   EXPECT_FALSE(FieldSet::FromJson(J(R"({"f":{}})")).ok());
   EXPECT_FALSE(FieldSet::FromJson(J(R"({"i:x":{}})")).ok());
   EXPECT_FALSE(FieldSet::FromJson(J("[]")).ok());
+}
+
+// Review findings: what the renewal shortcut must leave to the full computation, and entries
+// and keys no request may use to exhaust the server.
+TEST_F(FieldManagerTest, TheShortcutLeavesOtherVersionsToTheFullComputation) {
+  FieldManager events(api::EventsV1EventKind(), "v1", "", {}, clock_);
+  FieldManager core(api::EventKind(), "v1", "", {}, clock_);
+  json event = J(R"({"apiVersion":"events.k8s.io/v1","kind":"Event",
+      "metadata":{"name":"e","namespace":"default"},"eventTime":"2026-01-01T00:00:00.000000Z",
+      "reportingController":"c","reportingInstance":"i","action":"A","reason":"R",
+      "type":"Normal","regarding":{"kind":"Lease","name":"l"},"note":"x"})");
+  events.Update(events.EmptyObject(), event, "A");
+  event["metadata"]["uid"] = "u";
+  json live = api::EventsV1EventKind().to_storage(event);  // as stored and read through core
+  json counted = live;
+  counted["count"] = 2;
+  core.Update(live, counted, "B");
+  live = counted;
+  json without_message = live;
+  without_message.erase("message");
+  json as_stored = without_message;
+  core.Update(live, as_stored, "B");
+  json reordered = without_message;
+  auto& entries = reordered["metadata"]["managedFields"];
+  std::reverse(entries.begin(), entries.end());
+  core.Update(live, reordered, "B");
+  EXPECT_EQ(as_stored["metadata"]["managedFields"], reordered["metadata"]["managedFields"]);
+  EXPECT_FALSE(FieldsOf(as_stored, "A")["f:note"].is_object()) << FieldsOf(as_stored, "A");
+}
+
+TEST_F(FieldManagerTest, TheShortcutLeavesNeverOwnedFieldsOfTheWritersEntryToTheFullComputation) {
+  FieldManager m = Leases();
+  json live = Created(m, LeaseConfig(R"({"holderIdentity":"a"})"), "writer");
+  live["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  live["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"] =
+      J(R"({"f:creationTimestamp":{}})");
+  json changed = live;
+  changed["metadata"].erase("managedFields");
+  changed["metadata"]["creationTimestamp"] = "2026-01-02T00:00:00Z";
+  changed["spec"]["holderIdentity"] = "b";
+  json as_stored = changed;
+  m.Update(live, as_stored, "writer");
+  json reordered = changed;
+  reordered["metadata"]["managedFields"] = live["metadata"]["managedFields"];
+  reordered["metadata"]["managedFields"][0]["fieldsV1"] =
+      J(R"({"f:spec":{"f:holderIdentity":{}},"f:metadata":{"f:creationTimestamp":{}}})");
+  m.Update(live, reordered, "writer");
+  EXPECT_EQ(FieldsOf(as_stored, "writer"), FieldsOf(reordered, "writer"));
+  EXPECT_EQ(FieldsOf(as_stored, "writer"), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+TEST_F(FieldManagerTest, KubectlsLastAppliedAnnotationIsLeftOutWhenTooLarge) {
+  FieldManager m(api::ConfigMapKind(), "v1", "", {}, clock_);
+  json small = J(R"({"apiVersion":"v1","kind":"ConfigMap",
+                    "metadata":{"name":"c","namespace":"default"},"data":{"k":"v"}})");
+  json live = small;
+  live["metadata"]["annotations"] = {
+      {"kubectl.kubernetes.io/last-applied-configuration", small.dump() + "\n"}};
+  live = Created(m, live, "kubectl-client-side-apply");
+  json large = small;
+  large["data"]["k"] = std::string(300 * 1024, 'x');
+  auto applied = m.Apply(live, large, "kubectl", /*force=*/true);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_FALSE((*applied)["metadata"]
+                   .value("annotations", json::object())
+                   .contains("kubectl.kubernetes.io/last-applied-configuration"));
+}
+
+TEST(FieldSetTest, KeysNestedBeyondTheBodyLimitAreRefusedAndNullIsAMember) {
+  std::string deep = "v:" + std::string(api::kMaxJsonNesting + 1, '[') +
+                     std::string(api::kMaxJsonNesting + 1, ']');
+  EXPECT_FALSE(
+      FieldSet::FromJson(json{{"f:metadata", {{"f:finalizers", {{deep, json::object()}}}}}}).ok());
+  auto null_member = FieldSet::FromJson(J(R"({"f:spec":{"f:holderIdentity":null}})"));
+  ASSERT_TRUE(null_member.ok());
+  EXPECT_EQ(null_member->ToJson(), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
 }
 
 }  // namespace

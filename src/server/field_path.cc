@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "api/client_json.h"
 #include "api/validation.h"
 
 namespace tenure::server {
@@ -226,6 +227,10 @@ Result<std::optional<PathElement>> ParsePathElement(std::string_view key) {
       return std::optional<PathElement>(PathElement::Field(std::string(rest)));
     case 'v':
     case 'k': {
+      // A key is text inside the body, not seen by the body's nesting limit: keep to it here.
+      if (api::JsonNesting(rest) > api::kMaxJsonNesting) {
+        return Status::BadRequest("managedFields parsing: nesting too deep in a key");
+      }
       json value = json::parse(rest, nullptr, /*allow_exceptions=*/false);
       if (value.is_discarded()) {
         return Status::BadRequest("managedFields parsing: invalid JSON in " + std::string(key));

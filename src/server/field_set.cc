@@ -13,6 +13,11 @@ using nlohmann::json;
 // The children of a fieldsV1 object, as structured-merge-diff's readIterV1: "." marks the node
 // itself, `{}` (or an object whose every key is of an unknown type) is a member.
 Status ReadFields(const json& fields, FieldSet& out, bool& is_member, bool& has_children) {
+  if (fields.is_null()) {  // as {}: a member (structured-merge-diff reads null so)
+    is_member = true;
+    has_children = false;
+    return Status::Ok();
+  }
   if (!fields.is_object()) {
     return Status::BadRequest("managedFields parsing: expected an object, got " +
                               std::string(fields.type_name()));

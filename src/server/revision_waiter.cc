@@ -12,9 +12,15 @@ RevisionWaiter::RevisionWaiter(std::shared_ptr<store::Store> store, std::shared_
     : store_(std::move(store)), clock_(std::move(clock)) {}
 
 RevisionWaiter::~RevisionWaiter() {
-  if (thread_.joinable()) {
-    thread_.request_stop();
-    thread_.join();
+  std::jthread thread;
+  {
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    thread = std::move(thread_);
+  }
+  if (thread.joinable()) {
+    thread.request_stop();
+    thread.join();
   }
 }
 
@@ -22,6 +28,7 @@ void RevisionWaiter::Wait(int64_t revision, Clock::TimePoint deadline,
                           std::function<void(bool)> done) {
   {
     std::lock_guard lock(mu_);
+    if (stopped_) return;  // shutting down: the request goes unanswered with its connection
     waiters_.push_back({revision, deadline, std::move(done)});
     if (!thread_.joinable()) thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
   }

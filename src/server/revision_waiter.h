@@ -45,7 +45,8 @@ class RevisionWaiter {
   std::mutex mu_;
   std::condition_variable_any waiting_;
   std::vector<Waiter> waiters_;
-  std::jthread thread_;  // started by the first Wait
+  bool stopped_ = false;  // destruction began (guarded by mu_)
+  std::jthread thread_;   // started by the first Wait (guarded by mu_)
 };
 
 }  // namespace tenure::server
