@@ -33,6 +33,7 @@ enum class Reason {
   kInternalError,          // 500
   kServiceUnavailable,     // 503: also "could not reach the server"
   kTimeout,                // 504
+  kUnknown,                // 500 without a reason: an error kube-apiserver passes on as it is
 };
 
 // One invalid field, as in metav1.StatusCause.

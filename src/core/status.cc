@@ -27,6 +27,7 @@ constexpr ReasonInfo kReasons[] = {
     {Reason::kInternalError, 500, "InternalError"},
     {Reason::kServiceUnavailable, 503, "ServiceUnavailable"},
     {Reason::kTimeout, 504, "Timeout"},
+    {Reason::kUnknown, 500, ""},  // after InternalError: a reasonless 500 reads as it
 };
 
 const ReasonInfo& Info(Reason r) {
@@ -43,7 +44,7 @@ std::string_view Status::reason_name() const { return Info(reason_).name; }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  std::string out(reason_name());
+  std::string out(reason_ == Reason::kUnknown ? "Unknown" : reason_name());
   out += ": ";
   out += message_;
   return out;

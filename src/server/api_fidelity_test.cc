@@ -290,6 +290,22 @@ TEST_F(ApiFidelityTest, ServerSideApplyOwnsFieldsAndConflictsAsKubeDoes) {
             R"(than 128 bytes)");
 }
 
+// The server's own objects (built-in namespaces, the default RBAC policy) record their manager
+// as kube-apiserver's do.
+TEST_F(ApiFidelityTest, TheServersOwnObjectsRecordItsWrites) {
+  client::HttpConnection c(endpoint());
+  for (const char* path : {"/api/v1/namespaces/default",
+                           "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin"}) {
+    int status = 0;
+    json object = Call(c, "GET", path, "", &status);
+    ASSERT_EQ(status, 200) << path;
+    ASSERT_TRUE(object["metadata"].contains("managedFields")) << object.dump();
+    const json& entry = object["metadata"]["managedFields"][0];
+    EXPECT_EQ(entry["manager"], "tenure") << path;
+    EXPECT_EQ(entry["operation"], "Update") << path;
+  }
+}
+
 // kube-apiserver warns on every request to a version its release has deprecated:
 // LeaseCandidate v1alpha2 from 1.35, v1beta1 from 1.36 (neither yet at the default 1.33).
 class DeprecationTest : public ServerFixture {

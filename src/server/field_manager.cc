@@ -495,10 +495,10 @@ Result<json> FieldManager::ApplyManaged(const json& live, const json& config,
   }
   const Shape shape = versions_->ShapeAt(api_version_);
   if (std::string invalid = ValidateTyped(shape, config); !invalid.empty()) {
-    return Status::Internal("failed to create typed patch object (" +
-                            MetadataField(config, "namespace") + "/" +
-                            MetadataField(config, "name") + "; " +
-                            GroupVersionKindText(api_version_, kind_.kind) + "): " + invalid);
+    return Status(Reason::kUnknown,
+                  "failed to create typed patch object (" + MetadataField(config, "namespace") +
+                      "/" + MetadataField(config, "name") + "; " +
+                      GroupVersionKindText(api_version_, kind_.kind) + "): " + invalid);
   }
   const std::string id = Identifier(manager, /*apply=*/true);
   auto applied = merge_->Apply(live, config, api_version_, managed.sets, id, force, conflicts);
@@ -573,7 +573,8 @@ Result<json> FieldManager::Apply(const json& live, const json& config, std::stri
   }
   auto decoded = Decode(ManagedFieldsOf(live));
   if (!decoded.ok()) {
-    return Status::Internal("failed to decode managed fields: " + decoded.status().message());
+    return Status(Reason::kUnknown,
+                  "failed to decode managed fields: " + decoded.status().message());
   }
   Managed managed = std::move(*decoded);
   auto object = ApplyOrUpgrade(live, config, manager, force, managed);

@@ -58,9 +58,9 @@ class FieldManager {
 
   // `config` (the apply body) applied by `manager` over `live` (EmptyObject() when the object
   // does not exist): the new object with its managedFields, not yet canonical. BadRequest for a
-  // body of another kind or version, or one that sets managedFields; Internal for fields the
-  // schema does not declare or values of the wrong type (kube's 500); Conflict with kube's
-  // message and FieldManagerConflict causes.
+  // body of another kind or version, or one that sets managedFields; Unknown (kube's 500
+  // without a reason) for fields the schema does not declare or values of the wrong type;
+  // Conflict with kube's message and FieldManagerConflict causes.
   Result<nlohmann::json> Apply(const nlohmann::json& live, const nlohmann::json& config,
                                std::string_view manager, bool force) const;
 

@@ -9,6 +9,7 @@
 
 #include "api/kinds.h"
 #include "api/time.h"
+#include "server/field_manager.h"
 #include "server/namespace_strategy.h"
 #include "server/object_meta.h"
 #include "server/storage_key.h"
@@ -82,6 +83,25 @@ json DeletionConditions(const json& old_status, const std::string& remaining, co
     out.push_back(std::move(c));
   }
   return out;
+}
+
+// The manager the controller's writes are recorded under (kube's controllers: their
+// User-Agent's first word).
+constexpr std::string_view kManager = "tenure";
+
+// `written` with managedFields recording the controller's write of it over `stored`, as kube's
+// namespace controller writes through the API: the status through namespaces/status, the
+// finalizers through namespaces/finalize.
+json Recorded(const json& stored, const json& written, const Clock& clock) {
+  json with_status = stored;
+  with_status["status"] = written.value("status", json::object());
+  FieldManager(api::NamespaceKind(), "v1", "status", {"spec"}, clock)
+      .Update(stored, with_status, kManager);
+  json finalized = with_status;
+  finalized["spec"] = written.value("spec", json::object());
+  FieldManager(api::NamespaceKind(), "v1", "finalize", {"status"}, clock)
+      .Update(with_status, finalized, kManager);
+  return finalized;
 }
 
 // Sets `ns`'s deletion conditions; whether that changed them.
@@ -197,8 +217,10 @@ bool NamespaceController::Finish(const std::string& name) {
       if (found == 0) break;
       if (pass == 2) {
         // Still filling up: say so on the namespace, and try again after a pause.
+        const json before = ns;
         if (SetDeletionConditions(ns, remaining, *clock_)) {
-          store_->WriteSync({store::WriteOp::Kind::kUpdate, key, ns.dump(), stored->mod_revision});
+          store_->WriteSync({store::WriteOp::Kind::kUpdate, key,
+                             Recorded(before, ns, *clock_).dump(), stored->mod_revision});
         }
         return false;
       }
@@ -213,7 +235,9 @@ bool NamespaceController::Finish(const std::string& name) {
   // another pass), and the namespace once no finalizer is left.
   store::WriteOp op;
   if (HasFinalizers(ns)) {
-    op = {store::WriteOp::Kind::kUpdate, key, ns.dump(), stored->mod_revision};
+    const json before = json::parse(stored->value, nullptr, false);
+    op = {store::WriteOp::Kind::kUpdate, key, Recorded(before, ns, *clock_).dump(),
+          stored->mod_revision};
   } else {
     op = {store::WriteOp::Kind::kDelete, key, "", stored->mod_revision};
   }

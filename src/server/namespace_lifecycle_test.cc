@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -196,6 +197,17 @@ TEST_F(NamespaceLifecycleTest, ATerminatingNamespaceCarriesKubesDeletionConditio
                 "NamespaceFinalizersRemaining"}));
   EXPECT_EQ(statuses, std::vector<std::string>(5, "False"));
   EXPECT_EQ(ns["status"]["conditions"][3]["message"], "All content successfully removed");
+  // Written as kube's controller writes them: through status and finalize, each recorded.
+  std::map<std::string, json> by_subresource;
+  for (const json& entry : ns["metadata"]["managedFields"]) {
+    if (entry.value("manager", "") == "tenure")
+      by_subresource[entry.value("subresource", "")] = entry;
+  }
+  ASSERT_EQ(by_subresource.count("status"), 1u) << ns.dump();
+  EXPECT_EQ(by_subresource["status"]["operation"], "Update");
+  EXPECT_TRUE(by_subresource["status"]["fieldsV1"]["f:status"].contains("f:conditions"));
+  ASSERT_EQ(by_subresource.count("finalize"), 1u) << ns.dump();
+  EXPECT_TRUE(by_subresource["finalize"]["fieldsV1"]["f:spec"].contains("f:finalizers"));
   EXPECT_EQ(StatusOf(c, "GET", "/api/v1/namespaces/kept/configmaps/cm"), 404);
 }
 

@@ -375,6 +375,8 @@ void ResourceApi::Create(std::shared_ptr<Call> call) {
 }
 
 void ResourceApi::RecordCreate(const Call& call, json& object) const {
+  // Defaults first, as kube applies them while decoding: the writer owns them.
+  call.strategy->Default(object);
   FieldManager manager = call.field_manager_of(*clock_);
   manager.Update(manager.EmptyObject(), object, call.manager());
 }
@@ -472,6 +474,7 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
     old_object = ServedObject(kind, existing->value);
   }
   {
+    strategy.Default(object);  // as kube's decoding: before the field manager
     FieldManager manager = call->field_manager_of(*clock_);
     manager.Update(old_object, object, call->manager());
     KeepManagedFieldsTimesOfNoOp(old_object, object);
@@ -561,7 +564,10 @@ UpdateStep ResourceApi::PatchAttempt(const std::shared_ptr<Call>& call, PatchTyp
   }
   auto object = api::Canonicalize(kind, *patched, options);
   if (!object.ok()) return call->FailStep(object.status());
-  if (type != PatchType::kApply) manager.Update(current, *object, call->manager());
+  if (type != PatchType::kApply) {
+    call->strategy->Default(*object);  // as kube's decoding of the patched object
+    manager.Update(current, *object, call->manager());
+  }
   KeepManagedFieldsTimesOfNoOp(current, *object);
   // A resourceVersion in the patched object is a precondition, as in kube-apiserver.
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
@@ -691,6 +697,9 @@ Status ResourceApi::Reconcile(const api::KindInfo& kind, const std::string& obje
   std::string key =
       StorageKey(kind, MetadataString(*object, "namespace"), MetadataString(*object, "name"));
   const KindStrategy& strategy = StrategyFor(kind);
+  // The server's own writes are recorded in managedFields as its (kube-apiserver's are).
+  const FieldManager manager(kind, kind.versions.front(), "", strategy.ResetFields(""), *clock_);
+  constexpr std::string_view kServer = "tenure";
   // A write that races another (a client's) is tried again on what that one left.
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto stored = store_->Get(key);
@@ -698,8 +707,10 @@ Status ResourceApi::Reconcile(const api::KindInfo& kind, const std::string& obje
       if (!reconcile) return Status::Ok();
       json current = json::parse(stored->value, nullptr, false);
       if (current.is_discarded()) return Status::Internal("stored object " + key + " is corrupt");
+      const json before = current;
       if (!reconcile(current, *object)) return Status::Ok();
       strategy.Default(current);
+      manager.Update(before, current, kServer);
       auto r = store_->WriteSync(
           {store::WriteOp::Kind::kUpdate, key, current.dump(), stored->mod_revision});
       if (r.ok()) return Status::Ok();
@@ -708,8 +719,9 @@ Status ResourceApi::Reconcile(const api::KindInfo& kind, const std::string& obje
     }
     if (!stored.status().IsNotFound()) return stored.status();
     json created = *object;
-    FillSystemFields(created, *clock_);
     strategy.Default(created);
+    manager.Update(manager.EmptyObject(), created, kServer);
+    FillSystemFields(created, *clock_);
     strategy.PrepareForCreate(created);
     auto r = store_->WriteSync({store::WriteOp::Kind::kCreate, key, created.dump(), 0});
     if (r.ok()) return Status::Ok();

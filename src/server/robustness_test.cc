@@ -121,6 +121,8 @@ TEST_F(RobustnessTest, EveryBodyReaderRefusesNestingBeyondTheLimitAndSurvivesThe
       // conversion's error.
       EXPECT_NE(at_limit.body.find(".spec.x: field not declared in schema"), std::string::npos)
           << at_limit.body.substr(0, 300);
+      EXPECT_EQ(at_limit.status, 500);
+      EXPECT_EQ(at_limit.body.find("\"reason\""), std::string::npos) << "kube's has no reason";
     } else {
       EXPECT_LT(at_limit.status, 500) << at_limit.body.substr(0, 300);
     }

@@ -107,7 +107,7 @@ Result<StructuredMerge::Applied> StructuredMerge::Apply(const json& live, const 
   const Shape shape = versions_.ShapeAt(api_version);
   auto merged = Merge(shape, live, config);
   if (!merged.ok()) {
-    return Status::Internal("failed to merge config: " + merged.status().message());
+    return Status(Reason::kUnknown, "failed to merge config: " + merged.status().message());
   }
   std::optional<VersionedSet> last;
   if (auto it = managers.find(manager); it != managers.end()) last = it->second;
