@@ -638,18 +638,23 @@ void KeepManagedFieldsTimesOfNoOp(const json& live, json& object) {
       new_entries->empty()) {
     return;
   }
+  // Most writes move no time (or change more than times): decided before any copy.
+  bool times_changed = false;
+  for (size_t i = 0; i < new_entries->size(); ++i) {
+    const json& entry = (*new_entries)[i];
+    const json& old_entry = (*old_entries)[i];
+    if (!entry.is_object() || !old_entry.is_object()) return;
+    if (StringAt(entry, "time") != StringAt(old_entry, "time")) times_changed = true;
+  }
+  if (!times_changed) return;
   json with_old_times = object;
   json& entries = with_old_times["metadata"]["managedFields"];
-  bool times_changed = false;
   for (size_t i = 0; i < entries.size(); ++i) {
     const json& old_entry = (*old_entries)[i];
     json& entry = entries[i];
-    if (!entry.is_object() || !old_entry.is_object()) return;
-    if (StringAt(entry, "time") != StringAt(old_entry, "time")) times_changed = true;
     entry.erase("time");
     if (old_entry.contains("time")) entry["time"] = old_entry["time"];
   }
-  if (!times_changed) return;
   json a = with_old_times, b = live;
   a["metadata"].erase("resourceVersion");
   b["metadata"].erase("resourceVersion");
