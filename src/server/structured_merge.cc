@@ -64,8 +64,9 @@ std::optional<StructuredMerge::UpdateResult> StructuredMerge::TakeOwnership(
   }
   if (!force && !conflicting.empty()) {
     if (conflicts != nullptr) {
-      for (const auto& [manager, set] : conflicting) {
-        set.Iterate([&](const FieldPath& path) { conflicts->push_back({manager, path}); });
+      for (const auto& entry : conflicting) {  // (clang 14 does not capture bindings)
+        const std::string& manager = entry.first;
+        entry.second.Iterate([&](const FieldPath& path) { conflicts->push_back({manager, path}); });
       }
     }
     return std::nullopt;
