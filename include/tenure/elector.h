@@ -166,14 +166,23 @@ class Elector {
 };
 
 // Runs an elector on a thread of its own. Destroying the handle (or Stop) stops the election and
-// waits for Run to return.
+// waits for Run to return (with release_on_cancel, a leader has released the lease by then).
+//
+//   auto election = tenure::ElectionHandle::Start(std::move(config));
+//   if (!election.ok()) return fail(election.status());
+//   ...  // election->elector().IsLeader()
 class ElectionHandle {
  public:
+  // Validates `config` (ValidateElectionConfig) and starts the election.
+  static Result<ElectionHandle> Start(ElectionConfig config);
+  explicit ElectionHandle(std::unique_ptr<Elector> elector);
   explicit ElectionHandle(std::shared_ptr<Elector> elector);
   ~ElectionHandle();
   ElectionHandle(ElectionHandle&&) noexcept = default;
+  ElectionHandle& operator=(ElectionHandle&&) noexcept = default;
   void Stop();
   Elector& elector() { return *elector_; }
+  const Elector& elector() const { return *elector_; }
 
  private:
   std::shared_ptr<Elector> elector_;

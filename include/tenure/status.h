@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -111,24 +112,55 @@ class Status {
   std::string list_continue_;
 };
 
-// A value or the Status explaining why there is none.
+// Thrown by Result::value() (and operator* and ->) on a Result holding an error: reading a value
+// that is not there fails loudly, with the Status' message, instead of being undefined
+// behaviour. Uncaught, the program terminates and prints what().
+class BadResultAccess : public std::exception {
+ public:
+  explicit BadResultAccess(Status status);
+  const char* what() const noexcept override { return what_.c_str(); }
+  const Status& status() const { return status_; }
+
+ private:
+  Status status_;
+  std::string what_;
+};
+
+// A value or the Status explaining why there is none. Test ok() first; value() on an error
+// throws BadResultAccess naming the Status (never undefined behaviour).
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  // A Result made from an OK Status holds an Internal error: an OK result needs a value.
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
+    if (status_.ok()) status_ = Status::Internal("Result made from an OK Status without a value");
+  }
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  // The value, or `fallback` on an error.
+  T value_or(T fallback) const& { return ok() ? *value_ : std::move(fallback); }
+  T value_or(T fallback) && { return ok() ? std::move(*value_) : std::move(fallback); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
+  T&& operator*() && { return std::move(Checked()); }
 
  private:
+  T& Checked() {
+    if (!value_) throw BadResultAccess(status_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_) throw BadResultAccess(status_);
+    return *value_;
+  }
+
   Status status_;
   std::optional<T> value_;
 };

@@ -58,6 +58,12 @@ Status SetDuration(RunSettings& s, std::string_view v) {
   return Status::Ok();
 }
 
+Status SetGracePeriod(RunSettings& s, std::string_view v) {
+  Status st = SetDuration<&RunSettings::grace_period>(s, v);
+  if (st.ok()) s.grace_period_set = true;
+  return st;
+}
+
 Status SetLock(RunSettings& s, std::string_view v) {
   size_t slash = v.find('/');
   if (slash == std::string_view::npos) {
@@ -207,8 +213,10 @@ const std::vector<RunKnob>& RunKnobs() {
       {"waitAfterRenewalFailure",
        "After losing leadership, wait this long before campaigning again", false,
        SetDuration<&RunSettings::wait_after_renewal_failure>},
-      {"gracePeriod", "SIGTERM to SIGKILL delay when leadership ends", false,
-       SetDuration<&RunSettings::grace_period>},
+      {"gracePeriod",
+       "SIGTERM to SIGKILL delay when leadership ends (default 5s, less when the lease is too "
+       "short for it)",
+       false, SetGracePeriod},
       {"releaseOnCancel", "On SIGINT/SIGTERM, release the lease once the command is gone", true,
        SetBool<&RunSettings::release_on_cancel>},
       {"waitForPodReady", "In a pod: campaign only once the pod is Ready", true,
@@ -362,6 +370,14 @@ Result<RunSettings> ResolveRunSettings(const std::string& config_file,
   if (!s.ok()) return s;
   s = ApplyFlags(settings, flags);
   if (!s.ok()) return s;
+  // The default grace period adapts to a short lease (never below 1 s: a command needs some
+  // time to stop; a lease too short even for that is refused by ValidateRunSettings).
+  if (!settings.grace_period_set) {
+    nanoseconds longest = LongestGracePeriod(settings);
+    if (longest < settings.grace_period && longest >= std::chrono::seconds(1)) {
+      settings.grace_period = longest;
+    }
+  }
   return settings;
 }
 
@@ -377,6 +393,17 @@ std::string FormatFactor(double factor) {
   return out.str();
 }
 }  // namespace
+
+// The longest gracePeriod, in whole tenths of a second, that leaves a leader two retry periods
+// to renew in before it must have stopped its command (see ValidateRunSettings); zero or less
+// when even no grace period would.
+nanoseconds LongestGracePeriod(const RunSettings& s) {
+  RunSettings none = s;
+  none.grace_period = nanoseconds(0);
+  ElectionConfig election = ElectionTimingsOf(none);
+  nanoseconds room = UsableLease(election) - 2 * s.retry_period - std::chrono::milliseconds(1);
+  return std::chrono::floor<std::chrono::milliseconds>(room) / 100 * 100;
+}
 
 ElectionConfig ElectionTimingsOf(const RunSettings& s) {
   ElectionConfig election;
@@ -415,11 +442,18 @@ Status ValidateRunSettings(const RunSettings& s) {
   // The command must be stopped before the lease could pass to someone else, and a renewal must
   // fit in before that point.
   if (UsableLease(election) <= 2 * s.retry_period) {
+    nanoseconds longest = LongestGracePeriod(s);
+    std::string fix =
+        longest > nanoseconds(0)
+            ? "set --grace-period (TENURE_GRACE_PERIOD, gracePeriod) to " +
+                  FormatDuration(longest) + " or less, or lengthen --lease-duration"
+            : "lengthen --lease-duration (TENURE_LEASE_DURATION, leaseDuration) or shorten "
+              "--retry-period (TENURE_RETRY_PERIOD, retryPeriod)";
     return Invalid("gracePeriod " + FormatDuration(s.grace_period) +
                    " is too long for leaseDuration " + FormatDuration(s.lease_duration) +
                    ": leaseDuration x " + FormatFactor(1.0 - election.max_clock_rate_drift) +
                    " - gracePeriod - 200ms must exceed " + "2 x retryPeriod (" +
-                   FormatDuration(2 * s.retry_period) + ")");
+                   FormatDuration(2 * s.retry_period) + "); " + fix);
   }
   if (s.coordinated && s.binary_version.empty()) {
     return Invalid("coordinated election needs a binary version (--binary-version)");

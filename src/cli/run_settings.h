@@ -32,6 +32,9 @@ struct RunSettings {
   std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
   std::chrono::nanoseconds wait_after_renewal_failure = std::chrono::seconds(3);
   std::chrono::nanoseconds grace_period = std::chrono::seconds(5);
+  // Whether a source (YAML, environment, flag) set gracePeriod. When none did, the default of
+  // 5 s shrinks to what a short lease leaves room for (ResolveRunSettings).
+  bool grace_period_set = false;
   bool release_on_cancel = false;
   bool wait_for_pod_ready = true;  // only where there is a pod (see docs/run.md)
   bool publish_events = true;
@@ -92,6 +95,9 @@ std::chrono::nanoseconds StopMargin(const RunSettings& settings);
 // The election's settings from the run's (durations, handover, safety margin from the grace
 // period); lock and callbacks are the supervisor's to add.
 ElectionConfig ElectionTimingsOf(const RunSettings& settings);
+// The longest gracePeriod the other timings leave room for (in tenths of a second; zero or less
+// when there is none): a leader must be able to renew twice before it must stop its command.
+std::chrono::nanoseconds LongestGracePeriod(const RunSettings& settings);
 
 // Checks that do not need a cluster: a lock name, durations the library accepts
 // (ValidateElectionTimings), a grace period that leaves time to renew, coordinated versions.

@@ -111,6 +111,7 @@ RunSettings Expected() {
   s.retry_period = 1500ms;
   s.wait_after_renewal_failure = 7s;
   s.grace_period = 2s;
+  s.grace_period_set = true;
   s.release_on_cancel = true;
   s.wait_for_pod_ready = false;
   s.publish_events = false;
@@ -180,6 +181,54 @@ spring:
   EXPECT_EQ(s.wait_after_renewal_failure, 3s);
   EXPECT_TRUE(s.use_config_map_as_lock);
   EXPECT_FALSE(s.publish_events);
+}
+
+// A short lease leaves no room for the default 5 s grace period: unless a source set one, the
+// default shrinks to the longest that still lets the leader renew twice before it must stop the
+// command. A grace period that was set is kept, and its refusal names the setting and a value
+// that works.
+TEST(RunSettingsTest, TheDefaultGracePeriodAdaptsToAShortLease) {
+  std::map<std::string, std::string> fast = {{"lock", "ns/name"},
+                                             {"leaseDuration", "3s"},
+                                             {"renewDeadline", "2s"},
+                                             {"retryPeriod", "250ms"}};
+  auto adapted = ResolveRunSettings("", fast, Env{}.getenv());
+  ASSERT_TRUE(adapted.ok()) << adapted.status().message();
+  // 3 s x 0.99 - 200 ms - 2 x 250 ms = 2.27 s, in tenths: 2.2 s.
+  EXPECT_EQ(adapted->grace_period, 2200ms);
+  EXPECT_FALSE(adapted->grace_period_set);
+  EXPECT_TRUE(ValidateRunSettings(*adapted).ok()) << ValidateRunSettings(*adapted).message();
+  auto defaults = ResolveRunSettings("", {{"lock", "ns/name"}}, Env{}.getenv());
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->grace_period, 5s);  // the default timings have room for it
+
+  auto explicit_grace = fast;
+  explicit_grace["gracePeriod"] = "5s";
+  auto kept = ResolveRunSettings("", explicit_grace, Env{}.getenv());
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->grace_period, 5s);
+  EXPECT_EQ(ValidateRunSettings(*kept).message(),
+            "gracePeriod 5s is too long for leaseDuration 3s: leaseDuration x 0.99 - gracePeriod - "
+            "200ms must exceed 2 x retryPeriod (500ms); set --grace-period (TENURE_GRACE_PERIOD, "
+            "gracePeriod) to 2200ms or less, or lengthen --lease-duration");
+  auto from_env = ResolveRunSettings("", fast, Env{{{"TENURE_GRACE_PERIOD", "4s"}}}.getenv());
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_TRUE(from_env->grace_period_set);
+  EXPECT_EQ(from_env->grace_period, 4s);
+
+  // No grace period fits: the lease itself is named.
+  std::map<std::string, std::string> tight = {{"lock", "ns/name"},
+                                              {"leaseDuration", "1s"},
+                                              {"renewDeadline", "800ms"},
+                                              {"retryPeriod", "400ms"}};
+  auto too_short = ResolveRunSettings("", tight, Env{}.getenv());
+  ASSERT_TRUE(too_short.ok());
+  EXPECT_NE(ValidateRunSettings(*too_short)
+                .message()
+                .find("lengthen --lease-duration (TENURE_LEASE_DURATION, leaseDuration) or shorten "
+                      "--retry-period (TENURE_RETRY_PERIOD, retryPeriod)"),
+            std::string::npos)
+      << ValidateRunSettings(*too_short).message();
 }
 
 TEST(RunSettingsTest, PrecedenceIsFlagsThenEnvironmentThenFileThenDefaults) {

@@ -25,6 +25,7 @@
 #include "tenure/identity.h"
 #include "tenure/kube_locks.h"
 #include "tenure/leadership.h"
+#include "tenure/log.h"
 #include "tenure/metrics.h"
 
 namespace tenure::cli {
@@ -34,11 +35,7 @@ namespace {
 using Steady = std::chrono::steady_clock;
 constexpr auto kReapPoll = std::chrono::milliseconds(5);
 
-void Log(const std::string& message) {
-  static std::mutex mu;
-  std::lock_guard lock(mu);
-  std::cerr << "tenure run: " << message << std::endl;
-}
+void Log(const std::string& message) { tenure::Log(LogLevel::kInfo, "run", message); }
 
 // Term events handed from the election's threads to the main thread, which waits on fd().
 class TermEvents {

@@ -5,6 +5,7 @@
 #include "api/kinds.h"
 #include "api/time.h"
 #include "client/kube_client.h"
+#include "tenure/log.h"
 
 namespace tenure::client {
 
@@ -72,9 +73,11 @@ void EventRecorder::Send(std::stop_token stop) {
     auto posted = client_->Call("POST", path, &event, std::chrono::seconds(5));
     if (posted.ok()) {
       reported_error_.clear();
-    } else if (on_error_ && posted.status().message() != reported_error_) {
+    } else if (posted.status().message() != reported_error_) {
       reported_error_ = posted.status().message();
-      on_error_(posted.status());
+      Log(LogLevel::kWarning, "events", "cannot post an Event",
+          {{"path", path}, {"error", posted.status().ToString()}});
+      if (on_error_) on_error_(posted.status());
     }
     lock.lock();
   }

@@ -7,15 +7,19 @@
 #include "api/api_paths.h"
 #include "api/status_object.h"
 #include "client/watch_multiplexer.h"
+#include "tenure/log.h"
 
 namespace tenure::client {
 
 namespace {
 constexpr size_t kMaxConnections = 8;
-}
+std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
+}  // namespace
 
 KubeClient::KubeClient(ClusterConfig config)
-    : config_(std::move(config)), endpoints_(AllEndpoints(config_)), rotation_(endpoints_.size()) {}
+    : config_(std::move(config)), endpoints_(AllEndpoints(config_)), rotation_(endpoints_.size()) {
+  if (config_.exec) exec_ = std::make_unique<ExecCredentialCache>(*config_.exec);
+}
 
 KubeClient::~KubeClient() { watches_.reset(); }
 
@@ -42,24 +46,78 @@ std::string KubeClient::BearerToken() {
   return file_token_.empty() ? config_.token : file_token_;
 }
 
-std::vector<std::pair<std::string, std::string>> KubeClient::Headers(
-    const std::string& content_type) {
-  std::vector<std::pair<std::string, std::string>> headers = {{"Accept", "application/json"}};
+Result<KubeClient::Headers_t> KubeClient::Headers(const std::string& content_type) {
+  Headers_t headers = {{"Accept", "application/json"}};
   if (!content_type.empty()) headers.emplace_back("Content-Type", content_type);
-  std::string token = BearerToken();
+  std::string token;
+  if (exec_) {
+    auto credential = exec_->Get();
+    if (!credential.ok()) return credential.status();
+    if (!credential->client_certificate_data.empty()) UseExecCertificate(*credential);
+    token = credential->token;
+  } else {
+    token = BearerToken();
+  }
   if (!token.empty()) headers.emplace_back("Authorization", "Bearer " + token);
   return headers;
 }
 
-std::unique_ptr<HttpConnection> KubeClient::NewConnection(size_t index) const {
-  auto connection = std::make_unique<HttpConnection>(endpoints_[index % endpoints_.size()]);
+bool KubeClient::CredentialsRejected(const Headers_t& headers) {
+  if (!exec_) return false;
+  std::string token;
+  for (const auto& [name, value] : headers) {
+    if (name == "Authorization" && value.rfind("Bearer ", 0) == 0) token = value.substr(7);
+  }
+  Log(LogLevel::kInfo, "credentials", "the server refused the exec plugin's credential (401)",
+      {{"server", config_.server}});
+  exec_->Invalidate(token);
+  return true;
+}
+
+int KubeClient::exec_runs() const { return exec_ ? exec_->runs() : 0; }
+
+void KubeClient::UseExecCertificate(const ExecCredential& credential) {
+  std::vector<Pooled> dropped;  // closed outside the lock
+  {
+    std::lock_guard lock(mu_);
+    if (credential.client_certificate_data == exec_cert_ &&
+        credential.client_key_data == exec_key_) {
+      return;
+    }
+    exec_cert_ = credential.client_certificate_data;
+    exec_key_ = credential.client_key_data;
+    ++generation_;
+    connections_ -= idle_.size();
+    dropped = std::move(idle_);
+    idle_.clear();
+  }
+  connection_freed_.notify_all();
+}
+
+std::unique_ptr<HttpConnection> KubeClient::NewConnection(size_t index) {
+  Endpoint endpoint = endpoints_[index % endpoints_.size()];
+  {
+    std::lock_guard lock(mu_);
+    if (!exec_cert_.empty()) {
+      endpoint.tls.cert_file.clear();
+      endpoint.tls.key_file.clear();
+      endpoint.tls.cert_data = exec_cert_;
+      endpoint.tls.key_data = exec_key_;
+    }
+  }
+  auto connection = std::make_unique<HttpConnection>(std::move(endpoint));
   if (endpoints_.size() > 1) connection->set_connect_timeout(config_.connect_timeout);
   return connection;
 }
 
 void KubeClient::EndpointFailed(size_t index) {
   if (endpoints_.size() < 2) return;
-  rotation_.Failed(index);
+  size_t next = rotation_.Failed(index);
+  if (next != index) {
+    Log(LogLevel::kWarning, "client", "API server endpoint failed; moving to the next",
+        {{"failed", HostPort(endpoints_[index % endpoints_.size()])},
+         {"next", HostPort(endpoints_[next % endpoints_.size()])}});
+  }
   std::vector<Pooled> dropped;  // closed outside the lock
   {
     std::lock_guard lock(mu_);
@@ -97,15 +155,18 @@ Result<KubeClient::Pooled> KubeClient::TakeConnection(size_t endpoint,
   } else {
     ++connections_;
   }
+  uint64_t generation = generation_;
   lock.unlock();
-  return Pooled{endpoint, NewConnection(endpoint)};
+  return Pooled{endpoint, NewConnection(endpoint), generation};
 }
 
 void KubeClient::ReturnConnection(Pooled pooled) {
   {
     std::lock_guard lock(mu_);
     // A connection to an endpoint we moved away from is not kept: the current one is preferred.
-    if (pooled.connection && pooled.endpoint == rotation_.current()) {
+    // Nor one opened with a client certificate the exec plugin has replaced since.
+    if (pooled.connection && pooled.endpoint == rotation_.current() &&
+        pooled.generation == generation_) {
       idle_.push_back(std::move(pooled));
     } else {
       --connections_;
@@ -120,43 +181,57 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
                                         const std::string& content_type) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Result<HttpReply> reply = Status::Unavailable("no server to send " + method + " " + path + " to");
-  // Each endpoint gets at most one try per call; the first always gets one.
-  for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
-    auto left = deadline - std::chrono::steady_clock::now();
-    if (attempt > 0 && left <= std::chrono::nanoseconds::zero()) break;
-    size_t endpoint = rotation_.current();
-    auto taken = TakeConnection(endpoint, left);
-    if (!taken.ok()) return taken.status();
-    Pooled pooled = std::move(*taken);
-    ++requests_;
-    left = deadline - std::chrono::steady_clock::now();
-    // A replica that hangs (paused, or cut off while its connection stays open) gets an even
-    // share of what is left, not all of it: a read then still has time on the next endpoint,
-    // and a write's caller (a leader renewing) still has time to read and write there.
-    size_t untried = endpoints_.size() - attempt;
-    auto share = std::chrono::duration_cast<std::chrono::milliseconds>(left / untried);
-    auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
-    // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
-    // gives up in time and shares the time among etcd members instead of hanging on one.
-    std::string target = config_.path_prefix +
-                         api::WithQuery(path, {{"timeout", std::to_string(ms.count()) + "ms"}});
-    reply = pooled.connection->Request(method, target, Headers(body ? content_type : ""),
-                                       body ? body->dump() : "", ms);
-    if (reply.ok()) {
-      ReturnConnection(std::move(pooled));
-      break;
-    }
-    bool sent = pooled.connection->last_request_sent();
-    pooled.connection.reset();  // a failed connection is dropped
-    ReturnConnection(std::move(pooled));
-    EndpointFailed(endpoint);
-    if (!MayRetryElsewhere(method, sent)) {
-      if (untried > 1 && reply.status().reason() == Reason::kTimeout) {
-        reply = Status::Timeout(reply.status().message() + " after " + std::to_string(ms.count()) +
-                                " ms, this endpoint's share of the call's timeout (the write may "
-                                "or may not have been applied; the next request goes to another "
-                                "endpoint)");
+  // A 401 to an exec plugin's credential runs the plugin again and repeats the request once
+  // (a 401 is answered before anything is done, so a write is safe to repeat).
+  for (int authentication = 0; authentication < 2; ++authentication) {
+    Headers_t sent_headers;
+    reply = Status::Unavailable("no server to send " + method + " " + path + " to");
+    // Each endpoint gets at most one try per call; the first always gets one.
+    for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
+      auto left = deadline - std::chrono::steady_clock::now();
+      if (attempt > 0 && left <= std::chrono::nanoseconds::zero()) break;
+      auto headers = Headers(body ? content_type : "");
+      if (!headers.ok()) return headers.status();
+      size_t endpoint = rotation_.current();
+      auto taken = TakeConnection(endpoint, left);
+      if (!taken.ok()) return taken.status();
+      Pooled pooled = std::move(*taken);
+      ++requests_;
+      left = deadline - std::chrono::steady_clock::now();
+      // A replica that hangs (paused, or cut off while its connection stays open) gets an even
+      // share of what is left, not all of it: a read then still has time on the next endpoint,
+      // and a write's caller (a leader renewing) still has time to read and write there.
+      size_t untried = endpoints_.size() - attempt;
+      auto share = std::chrono::duration_cast<std::chrono::milliseconds>(left / untried);
+      auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
+      // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
+      // gives up in time and shares the time among etcd members instead of hanging on one.
+      std::string target = config_.path_prefix +
+                           api::WithQuery(path, {{"timeout", std::to_string(ms.count()) + "ms"}});
+      sent_headers = std::move(*headers);
+      reply =
+          pooled.connection->Request(method, target, sent_headers, body ? body->dump() : "", ms);
+      if (reply.ok()) {
+        ReturnConnection(std::move(pooled));
+        break;
       }
+      bool sent = pooled.connection->last_request_sent();
+      pooled.connection.reset();  // a failed connection is dropped
+      ReturnConnection(std::move(pooled));
+      EndpointFailed(endpoint);
+      if (!MayRetryElsewhere(method, sent)) {
+        if (untried > 1 && reply.status().reason() == Reason::kTimeout) {
+          reply =
+              Status::Timeout(reply.status().message() + " after " + std::to_string(ms.count()) +
+                              " ms, this endpoint's share of the call's timeout (the write may "
+                              "or may not have been applied; the next request goes to another "
+                              "endpoint)");
+        }
+        break;
+      }
+    }
+    if (!reply.ok() || reply->status != 401 || authentication > 0 ||
+        std::chrono::steady_clock::now() >= deadline || !CredentialsRejected(sent_headers)) {
       break;
     }
   }

@@ -76,9 +76,18 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   size_t current_endpoint() const { return rotation_.current(); }
 
   // Internal to the client layer.
-  std::vector<std::pair<std::string, std::string>> Headers(const std::string& content_type);
-  // A new connection to endpoint `index` (with the short connect timeout when there are several).
-  std::unique_ptr<HttpConnection> NewConnection(size_t index) const;
+  using Headers_t = std::vector<std::pair<std::string, std::string>>;
+  // The request headers with the current credentials. With an exec plugin this may run it (once
+  // for all callers); its failure is an Unauthorized Status naming the plugin.
+  Result<Headers_t> Headers(const std::string& content_type);
+  // The server answered 401 to a request sent with `headers`: an exec credential is dropped so
+  // the next request runs the plugin again. True when that happened (a retry may succeed).
+  bool CredentialsRejected(const Headers_t& headers);
+  // Runs of the exec credential plugin so far (0 without one).
+  int exec_runs() const;
+  // A new connection to endpoint `index` (with the short connect timeout when there are several,
+  // and the exec plugin's client certificate when it gave one).
+  std::unique_ptr<HttpConnection> NewConnection(size_t index);
   // A transport failure on endpoint `index`: rotate away from it and drop its idle connections.
   void EndpointFailed(size_t index);
   void CountRequest() { ++requests_; }
@@ -91,7 +100,11 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   struct Pooled {
     size_t endpoint = 0;
     std::unique_ptr<HttpConnection> connection;  // null: it failed and was dropped
+    uint64_t generation = 0;                     // of the client certificate it was opened with
   };
+  // The exec plugin gave a (new) client certificate: connections opened with the old one are
+  // not reused.
+  void UseExecCertificate(const ExecCredential& credential);
   Result<Pooled> TakeConnection(size_t endpoint, std::chrono::nanoseconds timeout);
   void ReturnConnection(Pooled pooled);
 
@@ -102,6 +115,9 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   std::condition_variable connection_freed_;
   std::vector<Pooled> idle_;
   size_t connections_ = 0;  // open ones, idle or in use
+  std::unique_ptr<ExecCredentialCache> exec_;
+  std::string exec_cert_, exec_key_;  // the exec plugin's client certificate, guarded by mu_
+  uint64_t generation_ = 0;           // bumped when it changes, guarded by mu_
   std::string file_token_;
   std::filesystem::file_time_type token_mtime_{};
   std::atomic<uint64_t> requests_{0};

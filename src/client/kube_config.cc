@@ -3,9 +3,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "api/codec.h"
@@ -30,18 +33,6 @@ std::string Trim(std::string s) {
 std::string Resolve(const std::string& file, const std::string& base_dir) {
   if (file.empty() || file[0] == '/') return file;
   return base_dir + "/" + file;
-}
-
-// The `field` of the list entry named `name`; an undefined node when there is none.
-YAML::Node FindNamed(const YAML::Node& list, const std::string& name, const char* field) {
-  if (list && list.IsSequence()) {
-    for (const auto& item : list) {
-      if (item["name"] && item["name"].as<std::string>() == name && item[field]) {
-        return item[field];
-      }
-    }
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
 }
 
 std::string Str(const YAML::Node& node, const char* key) {
@@ -154,41 +145,197 @@ Status UseServers(ClusterConfig& config, const std::vector<std::string>& entries
   return Status::Ok();
 }
 
-Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::string& context_in) {
-  std::string path = path_in;
-  if (path.empty()) {
-    if (const char* env = std::getenv("KUBECONFIG"); env && *env) {
-      std::stringstream list(env);
-      std::string entry;
-      while (std::getline(list, entry, ':')) {
-        if (!entry.empty() && std::filesystem::exists(entry)) {
-          path = entry;
-          break;
-        }
+namespace {
+
+// One named entry of a kubeconfig (a cluster, user or context) and the folder of the file that
+// defined it, against which its relative paths resolve.
+struct Named {
+  YAML::Node node;
+  std::string base_dir;
+  std::string file;
+};
+
+// The kubeconfig files merged with kubectl's rules (see kube_config.h).
+struct MergedKubeconfig {
+  std::vector<std::string> files;
+  std::string current_context;
+  std::map<std::string, Named> clusters, users, contexts;
+};
+
+void MergeNamed(const YAML::Node& list, const char* field, const std::string& base_dir,
+                const std::string& file, std::map<std::string, Named>& into) {
+  if (!list || !list.IsSequence()) return;
+  for (const auto& item : list) {
+    if (!item.IsMap() || !item["name"] || !item[field]) continue;
+    into.emplace(item["name"].as<std::string>(), Named{item[field], base_dir, file});
+  }
+}
+
+// The files to read: `path` alone when given, else the KUBECONFIG list, else ~/.kube/config.
+Result<std::vector<std::string>> KubeconfigFiles(const std::string& path) {
+  if (!path.empty()) {
+    if (!std::filesystem::exists(path)) return Status::NotFound("kubeconfig not found: " + path);
+    return std::vector<std::string>{path};
+  }
+  std::vector<std::string> files;
+  if (const char* env = std::getenv("KUBECONFIG"); env && *env) {
+    std::stringstream list(env);
+    std::string entry;
+    while (std::getline(list, entry, ':')) {
+      if (entry.empty() || !std::filesystem::exists(entry)) continue;  // kubectl skips them
+      if (std::find(files.begin(), files.end(), entry) == files.end()) files.push_back(entry);
+    }
+    if (files.empty()) {
+      return Status::NotFound(std::string("no file of KUBECONFIG=") + env + " exists");
+    }
+    return files;
+  }
+  const char* home = std::getenv("HOME");
+  std::string fallback = std::string(home ? home : "") + "/.kube/config";
+  if (!std::filesystem::exists(fallback)) {
+    return Status::NotFound("kubeconfig not found: " + fallback +
+                            " (set KUBECONFIG or pass a kubeconfig file)");
+  }
+  return std::vector<std::string>{fallback};
+}
+
+Result<MergedKubeconfig> LoadMerged(const std::string& path) {
+  auto files = KubeconfigFiles(path);
+  if (!files.ok()) return files.status();
+  MergedKubeconfig merged;
+  merged.files = *files;
+  for (const std::string& file : *files) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(file);
+    } catch (const std::exception& e) {
+      return Status::BadRequest("cannot parse kubeconfig " + file + ": " + e.what());
+    }
+    if (root.IsNull()) continue;  // an empty file adds nothing
+    if (!root.IsMap()) return Status::BadRequest("kubeconfig " + file + " is not a YAML mapping");
+    std::string base_dir = std::filesystem::absolute(file).parent_path().string();
+    try {
+      if (merged.current_context.empty()) merged.current_context = Str(root, "current-context");
+      MergeNamed(root["clusters"], "cluster", base_dir, file, merged.clusters);
+      MergeNamed(root["users"], "user", base_dir, file, merged.users);
+      MergeNamed(root["contexts"], "context", base_dir, file, merged.contexts);
+    } catch (const std::exception& e) {
+      return Status::BadRequest("invalid kubeconfig " + file + ": " + e.what());
+    }
+  }
+  return merged;
+}
+
+std::string FileList(const MergedKubeconfig& merged) {
+  std::string out;
+  for (const std::string& f : merged.files) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+// The exec section of a user, with its command resolved as client-go does: a command holding a
+// slash is relative to the kubeconfig's folder; a bare name is looked up on PATH.
+Result<ExecConfig> ExecOf(const YAML::Node& exec, const std::string& user_name,
+                          const std::string& base_dir) {
+  ExecConfig config;
+  config.api_version = Str(exec, "apiVersion");
+  config.command = Str(exec, "command");
+  if (config.command.find('/') != std::string::npos) {
+    config.command =
+        std::filesystem::path(Resolve(config.command, base_dir)).lexically_normal().string();
+  }
+  if (exec["args"] && exec["args"].IsSequence()) {
+    for (const auto& arg : exec["args"]) config.args.push_back(arg.as<std::string>());
+  }
+  if (exec["env"] && exec["env"].IsSequence()) {
+    for (const auto& var : exec["env"]) {
+      std::string name = Str(var, "name");
+      if (name.empty()) {
+        return Status::BadRequest("users[" + user_name + "].user.exec.env: an entry has no name");
+      }
+      config.env.emplace_back(name, Str(var, "value"));
+    }
+  }
+  config.install_hint = Str(exec, "installHint");
+  config.provide_cluster_info = exec["provideClusterInfo"] && exec["provideClusterInfo"].as<bool>();
+  config.interactive_mode = Str(exec, "interactiveMode");
+  if (Status s = ValidateExecConfig(config, user_name); !s.ok()) return s;
+  return config;
+}
+
+// A YAML node as JSON: plain scalars that read as a boolean, null or number become one, quoted
+// ones stay strings.
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json out = nlohmann::json::object();
+      for (const auto& entry : node) out[entry.first.as<std::string>()] = YamlToJson(entry.second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : node) out.push_back(YamlToJson(item));
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      std::string text = node.Scalar();
+      if (node.Tag() != "!") {
+        if (text == "true" || text == "false") return text == "true";
+        if (text == "null" || text == "~") return nullptr;
+        nlohmann::json number = nlohmann::json::parse(text, nullptr, false);
+        if (number.is_number()) return number;
+      }
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// spec.cluster of KUBERNETES_EXEC_INFO: client-go's clientauthentication Cluster.
+std::string ExecClusterJson(const YAML::Node& cluster, const ClusterConfig& config) {
+  nlohmann::json out = {{"server", Str(cluster, "server")}};
+  if (!config.endpoint.tls.server_name.empty())
+    out["tls-server-name"] = config.endpoint.tls.server_name;
+  if (config.endpoint.tls.insecure_skip_verify) out["insecure-skip-tls-verify"] = true;
+  std::string ca = config.endpoint.tls.ca_data;
+  if (ca.empty() && !config.endpoint.tls.ca_file.empty())
+    ca = ReadText(config.endpoint.tls.ca_file);
+  if (!ca.empty()) out["certificate-authority-data"] = api::Base64Encode(ca);
+  if (std::string proxy = Str(cluster, "proxy-url"); !proxy.empty()) out["proxy-url"] = proxy;
+  // The cluster's extension named client.authentication.k8s.io/exec is the plugin's own config.
+  if (cluster["extensions"] && cluster["extensions"].IsSequence()) {
+    for (const auto& ext : cluster["extensions"]) {
+      if (Str(ext, "name") == "client.authentication.k8s.io/exec" && ext["extension"]) {
+        out["config"] = YamlToJson(ext["extension"]);
       }
     }
-    if (path.empty()) {
-      const char* home = std::getenv("HOME");
-      path = std::string(home ? home : "") + "/.kube/config";
+  }
+  return out.dump();
+}
+
+}  // namespace
+
+Result<ClusterConfig> LoadKubeconfig(const std::string& path, const std::string& context_in) {
+  auto merged = LoadMerged(path);
+  if (!merged.ok()) return merged.status();
+  try {
+    std::string context_name = context_in.empty() ? merged->current_context : context_in;
+    if (context_name.empty()) {
+      return Status::BadRequest("kubeconfig " + FileList(*merged) + " has no current-context");
     }
-  }
-  if (!std::filesystem::exists(path)) return Status::NotFound("kubeconfig not found: " + path);
-  std::string base_dir = std::filesystem::absolute(path).parent_path().string();
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const std::exception& e) {
-    return Status::BadRequest("cannot parse kubeconfig " + path + ": " + e.what());
-  }
-  try {
-    std::string context_name = context_in.empty() ? Str(root, "current-context") : context_in;
-    if (context_name.empty())
-      return Status::BadRequest("kubeconfig " + path + " has no current-context");
-    YAML::Node context = FindNamed(root["contexts"], context_name, "context");
-    if (!context) return Status::NotFound("context \"" + context_name + "\" not found in " + path);
-    YAML::Node cluster = FindNamed(root["clusters"], Str(context, "cluster"), "cluster");
-    if (!cluster) return Status::NotFound("cluster of context \"" + context_name + "\" not found");
-    YAML::Node user = FindNamed(root["users"], Str(context, "user"), "user");
+    auto context_it = merged->contexts.find(context_name);
+    if (context_it == merged->contexts.end()) {
+      return Status::NotFound("context \"" + context_name + "\" not found in " + FileList(*merged));
+    }
+    const YAML::Node& context = context_it->second.node;
+    std::string cluster_name = Str(context, "cluster");
+    auto cluster_it = merged->clusters.find(cluster_name);
+    if (cluster_it == merged->clusters.end()) {
+      return Status::NotFound("cluster \"" + cluster_name + "\" of context \"" + context_name +
+                              "\" not found in " + FileList(*merged));
+    }
+    const YAML::Node& cluster = cluster_it->second.node;
+    const std::string& cluster_dir = cluster_it->second.base_dir;
 
     ClusterConfig config;
     if (Status s = ParseServerUrl(Str(cluster, "server"), config); !s.ok()) return s;
@@ -201,12 +348,15 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::stri
       if (!ca.ok()) return ca.status();
       tls.ca_data = *ca;
     }
-    tls.ca_file = Resolve(Str(cluster, "certificate-authority"), base_dir);
-    if (user) {
+    tls.ca_file = Resolve(Str(cluster, "certificate-authority"), cluster_dir);
+    std::string user_name = Str(context, "user");
+    if (auto user_it = merged->users.find(user_name); user_it != merged->users.end()) {
+      const YAML::Node& user = user_it->second.node;
+      const std::string& user_dir = user_it->second.base_dir;
       config.token = Str(user, "token");
-      config.token_file = Resolve(Str(user, "tokenFile"), base_dir);
-      tls.cert_file = Resolve(Str(user, "client-certificate"), base_dir);
-      tls.key_file = Resolve(Str(user, "client-key"), base_dir);
+      config.token_file = Resolve(Str(user, "tokenFile"), user_dir);
+      tls.cert_file = Resolve(Str(user, "client-certificate"), user_dir);
+      tls.key_file = Resolve(Str(user, "client-key"), user_dir);
       if (std::string data = Str(user, "client-certificate-data"); !data.empty()) {
         auto cert = Decode64(data, "client-certificate-data");
         if (!cert.ok()) return cert.status();
@@ -217,11 +367,17 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& path_in, const std::stri
         if (!key.ok()) return key.status();
         tls.key_data = *key;
       }
+      if (user["exec"]) {
+        auto exec = ExecOf(user["exec"], user_name, user_dir);
+        if (!exec.ok()) return exec.status();
+        exec->cluster_json = ExecClusterJson(cluster, config);
+        config.exec = std::move(*exec);
+      }
     }
     if (std::string ns = Str(context, "namespace"); !ns.empty()) config.namespace_ = ns;
     return config;
   } catch (const std::exception& e) {
-    return Status::BadRequest("invalid kubeconfig " + path + ": " + e.what());
+    return Status::BadRequest("invalid kubeconfig " + FileList(*merged) + ": " + e.what());
   }
 }
 

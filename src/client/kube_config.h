@@ -1,13 +1,20 @@
-// Where and how to reach a Kubernetes API server: from a kubeconfig file (current context or a
-// named one: server, CA as file or data, insecure-skip-tls-verify, token or token file, client
-// certificate and key as files or data, namespace) or from inside a pod (KUBERNETES_SERVICE_HOST
-// / _PORT and the service account's token, CA and namespace files).
+// Where and how to reach a Kubernetes API server: from kubeconfig files (current context or a
+// named one: server, CA as file or data, insecure-skip-tls-verify, tls-server-name, token or
+// token file, client certificate and key as files or data, an exec credential plugin,
+// namespace) or from inside a pod (KUBERNETES_SERVICE_HOST / _PORT and the service account's
+// token, CA and namespace files).
+//
+// A KUBECONFIG list ("a:b:c") is merged as kubectl merges it: missing files are skipped; for
+// clusters, users and contexts the first file that defines a name wins, and so does the first
+// file that sets current-context. Relative paths are relative to the file that holds them.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "client/exec_credential.h"
 #include "client/http_connection.h"
 #include "tenure/status.h"
 
@@ -18,6 +25,7 @@ struct ClusterConfig {
   std::string path_prefix;  // from a server URL like https://host/prefix ("" usually)
   std::string token;        // a static bearer token
   std::string token_file;   // a token file, re-read when it changes (projected tokens rotate)
+  std::optional<ExecConfig> exec;  // a credential plugin (token or client certificate)
   std::string namespace_ = "default";
   std::string server;  // the server URL(s), for messages
   // Further replicas of the same API server (same CA and credentials), tried in turn when the
@@ -43,8 +51,8 @@ Status UseServers(ClusterConfig& config, const std::vector<std::string>& urls);
 // Parses "https://host:port/prefix" into endpoint and prefix (default ports 443 / 80).
 Status ParseServerUrl(const std::string& url, ClusterConfig& config);
 
-// `path` "" means $KUBECONFIG (its first existing entry) or ~/.kube/config; `context` "" means
-// the current context.
+// `path` "" means $KUBECONFIG (a list, merged as above) or ~/.kube/config; an explicit `path`
+// must exist. `context` "" means the current context.
 Result<ClusterConfig> LoadKubeconfig(const std::string& path = "", const std::string& context = "");
 
 // The pod's service account; `root` is /var/run/secrets/kubernetes.io/serviceaccount.

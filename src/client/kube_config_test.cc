@@ -156,6 +156,121 @@ contexts: [{name: x, context: {cluster: c}}]
   EXPECT_EQ(bad_b64.status().reason(), Reason::kBadRequest);
 }
 
+// KUBECONFIG=a:b with kubectl's rules: the first file naming a cluster, user or context wins, so
+// does the first current-context; missing files are skipped; paths resolve against their file.
+TEST(KubeconfigMergeTest, AListIsMergedWithKubectlRules) {
+  TempDir a_dir, b_dir;
+  std::string a = a_dir.Write("config", R"(current-context: dev
+clusters: [{name: shared, cluster: {server: "https://10.0.0.1:6443"}}]
+users: [{name: alice, user: {token: from-a}}]
+contexts: [{name: dev, context: {cluster: shared, user: alice, namespace: team-a}}]
+)");
+  std::string b = b_dir.Write("config", R"(current-context: prod
+clusters:
+- {name: shared, cluster: {server: "https://10.9.9.9:6443"}}
+- {name: prod, cluster: {server: "https://10.0.0.2:6443", certificate-authority: ca.crt}}
+users: [{name: alice, user: {token: from-b}}, {name: bob, user: {tokenFile: token}}]
+contexts: [{name: dev, context: {cluster: prod, user: bob}}, {name: prod, context: {cluster: prod, user: bob, namespace: ops}}]
+)");
+  std::string list = a + ":" + a_dir.path() + "/missing:" + b;
+  ASSERT_EQ(setenv("KUBECONFIG", list.c_str(), 1), 0);
+  auto dev = LoadKubeconfig();
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  EXPECT_EQ(dev->server, "https://10.0.0.1:6443");  // a's cluster "shared", a's context "dev"
+  EXPECT_EQ(dev->token, "from-a");
+  EXPECT_EQ(dev->namespace_, "team-a");
+  auto prod = LoadKubeconfig("", "prod");  // only b defines it
+  ASSERT_TRUE(prod.ok()) << prod.status().ToString();
+  EXPECT_EQ(prod->server, "https://10.0.0.2:6443");
+  EXPECT_EQ(prod->endpoint.tls.ca_file, b_dir.path() + "/ca.crt");
+  EXPECT_EQ(prod->token_file, b_dir.path() + "/token");
+  EXPECT_EQ(prod->namespace_, "ops");
+  // b first: its current-context and its definitions win.
+  std::string reversed = b + ":" + a;
+  ASSERT_EQ(setenv("KUBECONFIG", reversed.c_str(), 1), 0);
+  auto first_b = LoadKubeconfig();
+  ASSERT_TRUE(first_b.ok()) << first_b.status().ToString();
+  EXPECT_EQ(first_b->server, "https://10.0.0.2:6443");
+  EXPECT_EQ(first_b->namespace_, "ops");
+  auto dev_from_b = LoadKubeconfig("", "dev");
+  ASSERT_TRUE(dev_from_b.ok());
+  EXPECT_EQ(dev_from_b->server, "https://10.0.0.2:6443");
+  std::string none = a_dir.path() + "/x:" + b_dir.path() + "/y";
+  ASSERT_EQ(setenv("KUBECONFIG", none.c_str(), 1), 0);
+  auto missing = LoadKubeconfig();
+  EXPECT_TRUE(missing.status().IsNotFound());
+  EXPECT_NE(missing.status().message().find("no file of KUBECONFIG="), std::string::npos);
+  auto unknown = LoadKubeconfig(a, "staging");
+  EXPECT_TRUE(unknown.status().IsNotFound());
+  EXPECT_NE(unknown.status().message().find("context \"staging\" not found in " + a),
+            std::string::npos);
+  unsetenv("KUBECONFIG");
+}
+
+TEST(KubeconfigExecTest, ReadsTheExecSectionAndChecksItAsClientGoDoes) {
+  TempDir dir;
+  std::string path = dir.Write("config", R"(current-context: x
+clusters:
+- name: c
+  cluster:
+    server: "https://127.0.0.1:1"
+    tls-server-name: api.internal
+    certificate-authority-data: UEVNIENB
+    extensions:
+    - {name: client.authentication.k8s.io/exec, extension: {audience: tenure, retries: 3}}
+users:
+- name: u
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: ./bin/get-token
+      args: [--cluster, c]
+      env: [{name: REGION, value: eu-1}]
+      installHint: install get-token
+      provideClusterInfo: true
+      interactiveMode: Never
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)");
+  auto c = LoadKubeconfig(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(c->exec.has_value());
+  EXPECT_EQ(c->exec->command, dir.path() + "/bin/get-token");
+  EXPECT_EQ(c->exec->args, (std::vector<std::string>{"--cluster", "c"}));
+  ASSERT_EQ(c->exec->env.size(), 1u);
+  EXPECT_EQ(c->exec->env[0].second, "eu-1");
+  EXPECT_EQ(c->exec->install_hint, "install get-token");
+  EXPECT_TRUE(c->exec->provide_cluster_info);
+  EXPECT_EQ(c->exec->interactive_mode, "Never");
+  EXPECT_EQ(
+      c->exec->cluster_json,
+      R"({"certificate-authority-data":"UEVNIENB","config":{"audience":"tenure","retries":3},)"
+      R"("server":"https://127.0.0.1:1","tls-server-name":"api.internal"})");
+
+  auto with_user = [&](const std::string& exec) {
+    return LoadKubeconfig(dir.Write("bad", R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {exec: )" + exec + R"(}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)"));
+  };
+  auto old_version = with_user("{apiVersion: client.authentication.k8s.io/v1alpha1, command: x}");
+  EXPECT_EQ(old_version.status().message(),
+            "users[u].user.exec.apiVersion: exec plugin: invalid apiVersion "
+            "\"client.authentication.k8s.io/v1alpha1\" (client.authentication.k8s.io/v1 or "
+            "/v1beta1)");
+  auto no_mode = with_user("{apiVersion: client.authentication.k8s.io/v1, command: x}");
+  EXPECT_NE(
+      no_mode.status().message().find("users[u].user.exec.interactiveMode: must be specified"),
+      std::string::npos);
+  auto beta_default = with_user("{apiVersion: client.authentication.k8s.io/v1beta1, command: x}");
+  EXPECT_TRUE(beta_default.ok()) << beta_default.status().ToString();
+  auto bad_mode = with_user(
+      "{apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Sometimes}");
+  EXPECT_EQ(bad_mode.status().reason(), Reason::kBadRequest);
+  auto no_command = with_user("{apiVersion: client.authentication.k8s.io/v1beta1}");
+  EXPECT_NE(no_command.status().message().find("users[u].user.exec.command"), std::string::npos);
+}
+
 TEST(InClusterConfigTest, UsesServiceEnvironmentAndAccountFiles) {
   TempDir dir;
   dir.Write("token", "tok\n");

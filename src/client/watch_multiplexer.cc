@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "api/api_paths.h"
+#include "tenure/log.h"
 
 namespace tenure::client {
 
@@ -153,6 +154,10 @@ class CollectionWatch {
       if (rv.empty()) {
         auto listed = Relist();
         if (!listed.ok()) {
+          if (!stop.stop_requested()) {
+            Log(LogLevel::kWarning, "watch", "list failed; retrying",
+                {{"path", path_}, {"error", listed.status().ToString()}});
+          }
           Backoff(stop, delay);
           continue;
         }
@@ -161,6 +166,16 @@ class CollectionWatch {
       // The endpoint every request goes to now; when it fails, the client rotates and the
       // next stream resumes from `rv` on another replica (resourceVersions are shared).
       size_t endpoint = client_.current_endpoint();
+      // Credentials first: an exec plugin's client certificate goes into the new connection.
+      auto headers = client_.Headers("");
+      if (!headers.ok()) {
+        if (!stop.stop_requested()) {
+          Log(LogLevel::kWarning, "watch", "no credentials for the watch; retrying",
+              {{"path", path_}, {"error", headers.status().ToString()}});
+        }
+        Backoff(stop, delay);
+        continue;
+      }
       auto connection = client_.NewConnection(endpoint);
       {
         std::lock_guard lock(conn_mu_);
@@ -173,7 +188,8 @@ class CollectionWatch {
                                                                 {"allowWatchBookmarks", "true"},
                                                                 {"timeoutSeconds", "1800"},
                                                                 {"resourceVersion", rv}});
-      auto head = connection->StartStream(target, client_.Headers(""), std::chrono::seconds(30));
+      auto head = connection->StartStream(target, *headers, std::chrono::seconds(30));
+      if (head.ok() && head->status == 401) client_.CredentialsRejected(*headers);
       bool healthy = head.ok() && head->status == 200;
       // A replica that cannot start the stream is treated as failed (not when we interrupted it).
       if (!head.ok() && !stop.stop_requested() && !RelistRequested()) {
@@ -197,7 +213,11 @@ class CollectionWatch {
         std::string type = event.value("type", "");
         const json& object = event["object"];
         if (type == "ERROR") {
-          if (object.value("code", 0) == 410) rv.clear();  // expired: relist
+          if (object.value("code", 0) == 410) {
+            Log(LogLevel::kInfo, "watch", "resourceVersion expired; listing again",
+                {{"path", path_}, {"resource_version", rv}});
+            rv.clear();  // expired: relist
+          }
           break;
         }
         std::string object_rv =

@@ -15,15 +15,13 @@
 #include "tenure/elector.h"
 #include "tenure/identity.h"
 #include "tenure/kube_locks.h"
+#include "tenure/log.h"
 
 namespace tenure::coordination {
 
 namespace {
 
-void LogToStderr(const std::string& line) {
-  std::cerr << api::FormatMicroTime(std::chrono::system_clock::now()) << " coordination: " << line
-            << std::endl;
-}
+void LogToTenureLog(const std::string& line) { Log(LogLevel::kInfo, "coordination", line); }
 
 }  // namespace
 
@@ -44,7 +42,7 @@ Result<std::unique_ptr<Controller>> Controller::Start(std::shared_ptr<Cluster> c
                                                       ControllerOptions options) {
   if (!options.clock) options.clock = Clock::Real();
   if (options.identity.empty()) options.identity = UniqueIdentity();
-  if (!options.log) options.log = LogToStderr;
+  if (!options.log) options.log = LogToTenureLog;
   auto version =
       client::ServedLeaseCandidateVersion(KubeClientOf(*cluster), std::chrono::seconds(10));
   if (!version.ok()) return version.status();

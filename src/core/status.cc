@@ -1,4 +1,5 @@
-// Status: the HTTP code and Kubernetes reason name of each Reason; ToString, ReasonFromName.
+// Status: the HTTP code and Kubernetes reason name of each Reason; ToString, ReasonFromName;
+// BadResultAccess, what Result::value() throws on an error.
 #include "tenure/status.h"
 
 namespace tenure {
@@ -49,6 +50,10 @@ std::string Status::ToString() const {
   out += message_;
   return out;
 }
+
+BadResultAccess::BadResultAccess(Status status)
+    : status_(std::move(status)),
+      what_("tenure::Result::value() on an error: " + status_.ToString()) {}
 
 Reason Status::ReasonFromName(std::string_view name, int code) {
   if (name == "Gone") return Reason::kGone;

@@ -21,6 +21,7 @@
 #include "client/resource_version.h"
 #include "election/cluster_access.h"
 #include "tenure/candidate.h"
+#include "tenure/log.h"
 
 namespace tenure {
 
@@ -91,7 +92,13 @@ struct CandidateRegistrar::State {
         if (tell) reported_error = last_error.message();
       }
     }
-    if (tell && options.on_error) options.on_error(reply.status());
+    if (tell) {
+      Log(LogLevel::kWarning, "candidate", "LeaseCandidate request failed",
+          {{"candidate", options.identity},
+           {"method", method},
+           {"error", reply.status().ToString()}});
+      if (options.on_error) options.on_error(reply.status());
+    }
     return reply;
   }
 

@@ -12,6 +12,7 @@
 #include "election/leader_notifier.h"
 #include "election/lease_decision.h"
 #include "election/term_guard.h"
+#include "tenure/log.h"
 
 namespace tenure {
 
@@ -124,7 +125,16 @@ struct Elector::State {
       tell = s.message() != reported_error;
       if (tell) reported_error = s.message();
     }
-    if (tell && config.callbacks.on_error) config.callbacks.on_error(s);
+    if (!tell) return;
+    LogLine(LogLevel::kWarning, "attempt on the lock failed", {{"error", s.ToString()}});
+    if (config.callbacks.on_error) config.callbacks.on_error(s);
+  }
+  // A log line about this election: its name and this candidate's identity, then `more`.
+  void LogLine(LogLevel level, std::string_view message, std::initializer_list<LogField> more) {
+    if (!LogEnabled(level)) return;
+    std::vector<LogField> fields = {{"election", config.name}, {"identity", rules.identity}};
+    fields.insert(fields.end(), more.begin(), more.end());
+    Log(level, "elector", message, fields);
   }
   void Succeeded() {
     std::lock_guard lock(mu);
@@ -155,7 +165,10 @@ struct Elector::State {
       }
       end_term = EndedByLocked(record);
     }
-    if (!new_leader.empty()) notifier.Notify(new_leader);
+    if (!new_leader.empty()) {
+      LogLine(LogLevel::kInfo, "new leader observed", {{"leader", new_leader}});
+      notifier.Notify(new_leader);
+    }
     // Outside the lock: the term token's stop callbacks (the user's too) may call the elector.
     if (end_term) end_term->request_stop();
   }
@@ -490,6 +503,7 @@ Result<std::unique_ptr<Elector>> Elector::Create(ElectionConfig config) {
 void Elector::Run(std::stop_token stop) {
   State& st = *state_;
   auto watch = st.lock().Watch([&st](const ObservedRecord& r) { st.OnWatched(r); });
+  st.LogLine(LogLevel::kInfo, "campaigning", {{"watch", watch ? "true" : "false"}});
   while (!stop.stop_requested()) {
     if (!st.Acquire(stop, watch.get())) break;
     LeaderTerm term;
@@ -497,6 +511,8 @@ void Elector::Run(std::stop_token stop) {
       std::lock_guard lock(st.mu);
       term = *st.term;
     }
+    st.LogLine(LogLevel::kInfo, "became leader",
+               {{"fencing_token", std::to_string(term.fencing_token)}});
     st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
     TermGuard guard(st.config.clock, st.MustStopBy(), stop);
     st.Guard(guard);
@@ -530,6 +546,14 @@ void Elector::Run(std::stop_token stop) {
     }
     st.EndTerm();
     if (drained) st.Release();
+    const char* why = yielded     ? "yielded"
+                      : preempted ? "preempted"
+                      : stopped   ? "stopped"
+                                  : "renewal failed";
+    st.LogLine(LogLevel::kInfo, "stopped leading",
+               {{"fencing_token", std::to_string(term.fencing_token)},
+                {"reason", why},
+                {"released", drained ? "true" : "false"}});
     st.lock().RecordEvent(
         "LeaderElection",
         term.identity + (handover && !drained ? " stopped leading without releasing the "
@@ -599,6 +623,15 @@ ElectorMetrics Elector::metrics() const {
 }
 
 const ElectionConfig& Elector::config() const { return state_->config; }
+
+Result<ElectionHandle> ElectionHandle::Start(ElectionConfig config) {
+  auto elector = Elector::Create(std::move(config));
+  if (!elector.ok()) return elector.status();
+  return ElectionHandle(std::move(elector).value());
+}
+
+ElectionHandle::ElectionHandle(std::unique_ptr<Elector> elector)
+    : ElectionHandle(std::shared_ptr<Elector>(std::move(elector))) {}
 
 ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector)
     : elector_(std::move(elector)),

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "server/response_format.h"
+#include "tenure/log.h"
 
 namespace tenure::server {
 namespace {
@@ -77,7 +78,7 @@ void RunGuarded(const std::function<void(std::shared_ptr<Responder>)>& handle,
   try {
     handle(responder);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+    Log(LogLevel::kError, "server", "request handler failed", {{"error", e.what()}});
     responder->Reply(ErrorResponse(
         Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
   }

@@ -26,6 +26,7 @@
 #include "server/http_request_beast.h"
 #include "server/stack_thread.h"
 #include "server/tls_context.h"
+#include "tenure/log.h"
 
 namespace tenure::server {
 
@@ -204,7 +205,7 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
       try {
         work();
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+        Log(LogLevel::kError, "server", "request handler failed", {{"error", e.what()}});
         HttpResponse r;
         r.status = 500;
         r.body = api::StatusToJsonText(
@@ -722,7 +723,7 @@ awaitable<void> Session<Stream>::Run() {
       server_.handler().Handle(std::move(request), box);
     } catch (const std::exception& e) {
       // A bug, not the client's fault; still an answer, never a connection closed without one.
-      std::fprintf(stderr, "tenure serve: request handler failed: %s\n", e.what());
+      Log(LogLevel::kError, "server", "request handler failed", {{"error", e.what()}});
       box->Reply(server_.handler().Reject(
           Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
     }

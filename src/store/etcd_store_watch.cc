@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "store/etcd_store_impl.h"
+#include "tenure/log.h"
 
 namespace tenure::store {
 namespace {
@@ -102,11 +103,10 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
         SawRevision(response.header().revision());
         if (response.canceled()) {
           if (response.compact_revision() > 0) {
-            std::fprintf(stderr,
-                         "tenure etcd store: watch resume at revision %lld failed, etcd "
-                         "compacted to %lld: watchers miss the events in between\n",
-                         static_cast<long long>(next),
-                         static_cast<long long>(response.compact_revision()));
+            Log(LogLevel::kWarning, "etcd",
+                "watch resume failed: etcd compacted past it, watchers miss the events in between",
+                {{"revision", std::to_string(next)},
+                 {"compacted_to", std::to_string(response.compact_revision())}});
             next = response.compact_revision();
           }
           break;
@@ -127,11 +127,11 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
     context->TryCancel();
     (void)stream->Finish();
     if (silent && !IsStopping()) {
-      std::fprintf(stderr,
-                   "tenure etcd store: the watch on %s delivered nothing for %lld ms (no event, "
-                   "no progress report): resuming it on another member\n",
-                   endpoints[idx].url.c_str(),
-                   static_cast<long long>(options.watch_silence_limit.count()));
+      Log(LogLevel::kWarning, "etcd",
+          "the watch delivered nothing (no event, no progress report): resuming it on another "
+          "member",
+          {{"member", endpoints[idx].url},
+           {"silent_ms", std::to_string(options.watch_silence_limit.count())}});
       MarkSuspect(static_cast<size_t>(idx));
     }
     {
