@@ -16,6 +16,7 @@
 #include "tenure/candidate.h"
 #include "tenure/elector.h"
 #include "tenure/kube_locks.h"
+#include "tenure/log.h"
 
 namespace tenure::cli {
 
@@ -57,6 +58,8 @@ std::chrono::nanoseconds Seconds(double s) {
 }
 
 int RunCandidate(const CandidateFlags& flags) {
+  // The demo tells its own story; the library's info lines would repeat it (-v shows them).
+  if (GetLogLevel() == LogLevel::kInfo) SetLogLevel(LogLevel::kWarning);
   sigset_t signals = BlockStopSignals();
 
   int fd = 1;

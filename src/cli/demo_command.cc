@@ -27,6 +27,7 @@
 #include "coordination/controller.h"
 #include "election/cluster_access.h"
 #include "server/server.h"
+#include "tenure/log.h"
 
 namespace tenure::cli {
 
@@ -446,6 +447,8 @@ void PrintSummary(DemoLog& log, const Measurements& m) {
 }
 
 int RunDemo(const DemoFlags& flags) {
+  // The demo tells its own story; the library's info lines would repeat it (-v shows them).
+  if (GetLogLevel() == LogLevel::kInfo) SetLogLevel(LogLevel::kWarning);
   sigset_t signals = BlockStopSignals();
 
   DemoLog log(Painter::ForStdout());
