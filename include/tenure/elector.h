@@ -70,7 +70,8 @@ struct ElectionCallbacks {
   // Optional. An attempt to read or write the lock failed, with the server's Status: Forbidden
   // names the right the credentials lack ('User "u" cannot update resource "leases" ...'),
   // Unavailable a server out of reach. Called once per distinct error (again after a success);
-  // the elector keeps retrying. Conflicts (another candidate wrote first) are not errors.
+  // the elector keeps retrying. Races (another candidate wrote or created the lock first) are not
+  // errors.
   std::function<void(const Status& error)> on_error;
 };
 

@@ -104,15 +104,16 @@ struct Elector::State {
 
   Lock& lock() const { return *config.lock; }
 
-  // An attempt on the lock failed for `s`: a race (Conflict) or a lease that is not there (yet:
-  // a coordinated candidate waits for the controller to create it; or deleted meanwhile) is how
-  // the algorithm works, not an error; anything else (403 naming a missing right, an
+  // An attempt on the lock failed for `s`: a race (Conflict on update, AlreadyExists on create)
+  // or a lease that is not there (yet: a coordinated candidate waits for the controller to
+  // create it; or deleted meanwhile) is how the algorithm works, not an error; anything else (403 naming a missing right, an
   // unreachable server) is kept for LastError and told to on_error once per distinct error.
   template <typename T>
   const Result<T>& Checked(const Result<T>& result) {
     if (result.ok()) {
       Succeeded();
-    } else if (!result.status().IsConflict() && !result.status().IsNotFound()) {
+    } else if (!result.status().IsConflict() && !result.status().IsAlreadyExists() &&
+               !result.status().IsNotFound()) {
       Failed(result.status());
     }
     return result;

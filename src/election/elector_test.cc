@@ -489,6 +489,54 @@ TEST_F(ElectorTest, MetricsAreExposedWithKubernetesNames) {
 }
 
 }  // namespace
+// Losing the race to create the lock (another candidate created it between our read and our
+// create) is how the algorithm works, like a Conflict on update: not an error to report.
+TEST_F(ElectorTest, LosingTheRaceToCreateTheLockIsNotAnError) {
+  // Reads see no record until the other candidate's create lands first.
+  class CreateRaceLock : public Lock {
+   public:
+    CreateRaceLock(std::shared_ptr<MemoryLockStore> store)
+        : mine_(store, "a", false), rival_(store, "b", false) {}
+    Result<ObservedRecord> Get(Timeout timeout) override { return mine_.Get(timeout); }
+    Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) override {
+      if (!raced_) {
+        raced_ = true;
+        LeaderElectionRecord theirs = record;
+        theirs.holder_identity = "b";
+        (void)rival_.Create(theirs, timeout);
+      }
+      return mine_.Create(record, timeout);
+    }
+    Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) override {
+      return mine_.Update(record, timeout);
+    }
+    std::string Identity() const override { return "a"; }
+    std::string Describe() const override { return "memory/race"; }
+
+   private:
+    MemoryLock mine_, rival_;
+    bool raced_ = false;
+  };
+  Recorder rec;
+  ElectionConfig c = Config("a", rec, false);
+  c.lock = std::make_shared<CreateRaceLock>(store_);
+  std::vector<std::string> errors;
+  std::mutex mu;
+  c.callbacks.on_error = [&](const Status& s) {
+    std::lock_guard lock(mu);
+    errors.push_back(s.ToString());
+  };
+  auto elector = Elector::Create(c);
+  ASSERT_TRUE(elector.ok());
+  std::shared_ptr<Elector> shared(std::move(*elector));
+  ElectionHandle handle(shared);
+  Advance(4s, 1);  // the lost create, then a retry that reads b's record
+  EXPECT_EQ(shared->Leader(), "b");
+  EXPECT_TRUE(shared->LastError().ok()) << shared->LastError().ToString();
+  std::lock_guard lock(mu);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
 // A candidate that may not use the lock says why, once per distinct error, and keeps trying:
 // the server's 403 names the missing right.
 TEST_F(ElectorTest, ErrorsAreReportedOncePerDistinctErrorAndKeptAsLastError) {
