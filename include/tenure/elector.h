@@ -38,6 +38,7 @@
 // that was held (unlike client-go, which also calls it when leadership was never gained).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -129,7 +130,17 @@ struct ElectorMetrics {
   uint64_t renew_total = 0;        // successful renewals
   uint64_t failed_attempts_total = 0;
   std::chrono::nanoseconds last_renew_latency{0};
+  // Every successful renewal's duration (real time, the lock call only), as a histogram over
+  // kRenewDurationBuckets: renew_duration_buckets[i] counts the renewals that took more than
+  // bucket i-1 and at most bucket i seconds; the last entry those longer than every bucket.
+  std::array<uint64_t, 13> renew_duration_buckets{};
+  double renew_duration_sum_seconds = 0;
+  uint64_t renew_duration_count = 0;
 };
+
+// Upper bounds, in seconds, of the renewal duration histogram (ElectorMetrics).
+inline constexpr std::array<double, 12> kRenewDurationBuckets = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
 
 class Elector {
  public:

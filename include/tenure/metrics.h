@@ -6,6 +6,11 @@
 //   leader_election_renew_total{name}        counter: successful renewals
 //   leader_election_failed_attempts_total{name} counter: acquire/renew attempts that failed
 //   leader_election_renew_latency_seconds{name} gauge: duration of the last successful renewal
+//   leader_election_renew_duration_seconds{name} histogram: every successful renewal's duration
+//                                            (buckets kRenewDurationBuckets, 1 ms to 5 s)
+//   tenure_build_info{version}               gauge: always 1, the version in its label
+// The first two are client-go's own names (k8s.io/client-go/tools/leaderelection); the others
+// follow its naming.
 #pragma once
 
 #include <string>
@@ -15,6 +20,7 @@
 
 namespace tenure {
 
+// RenderBuildInfo() (tenure/version.h) is tenure_build_info alone, which this includes.
 std::string RenderPrometheusMetrics(const std::vector<const Elector*>& electors);
 
 }  // namespace tenure

@@ -106,8 +106,9 @@ struct Elector::State {
 
   // An attempt on the lock failed for `s`: a race (Conflict on update, AlreadyExists on create)
   // or a lease that is not there (yet: a coordinated candidate waits for the controller to
-  // create it; or deleted meanwhile) is how the algorithm works, not an error; anything else (403 naming a missing right, an
-  // unreachable server) is kept for LastError and told to on_error once per distinct error.
+  // create it; or deleted meanwhile) is how the algorithm works, not an error; anything else (403
+  // naming a missing right, an unreachable server) is kept for LastError and told to on_error once
+  // per distinct error.
   template <typename T>
   const Result<T>& Checked(const Result<T>& result) {
     if (result.ok()) {
@@ -369,6 +370,20 @@ struct Elector::State {
     return false;
   }
 
+  void CountRenewal(std::chrono::nanoseconds took) {
+    double seconds = std::chrono::duration<double>(took).count();
+    size_t bucket = 0;
+    while (bucket < kRenewDurationBuckets.size() && seconds > kRenewDurationBuckets[bucket]) {
+      ++bucket;
+    }
+    std::lock_guard lock(mu);
+    ++metrics.renew_total;
+    metrics.last_renew_latency = took;
+    ++metrics.renew_duration_buckets[bucket];
+    metrics.renew_duration_sum_seconds += seconds;
+    ++metrics.renew_duration_count;
+  }
+
   void StartTerm(int64_t version) {
     std::lock_guard lock(mu);
     view.leading = true;
@@ -390,11 +405,10 @@ struct Elector::State {
         Clock::TimePoint start = clock().now();
         auto left = election::RenewalAttemptBudget(start, deadline, MustStopBy());
         if (left <= Clock::Duration::zero()) return;
+        auto sent = std::chrono::steady_clock::now();  // real time, whatever the clock
         if (TryAcquireOrRenew(left)) {
           renewed = true;
-          std::lock_guard lock(mu);
-          ++metrics.renew_total;
-          metrics.last_renew_latency = clock().now() - start;
+          CountRenewal(std::chrono::steady_clock::now() - sent);
           break;
         }
         {

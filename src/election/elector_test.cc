@@ -15,6 +15,7 @@
 #include "tenure/metrics.h"
 #include "tenure/testing/election_recorder.h"
 #include "tenure/testing/waits.h"
+#include "tenure/version.h"
 
 namespace tenure {
 namespace {
@@ -486,6 +487,36 @@ TEST_F(ElectorTest, MetricsAreExposedWithKubernetesNames) {
             std::string::npos);
   EXPECT_NE(text.find("leader_election_transitions_total{name=\"my \\\"election\\\"\"} 1\n"),
             std::string::npos);
+  EXPECT_NE(text.find("# TYPE leader_election_renew_duration_seconds histogram\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("tenure_build_info{version=\"" + std::string(Version()) + "\"} 1\n"),
+            std::string::npos);
+  // Renewals land in the histogram: its +Inf bucket and count are the renewals so far, and the
+  // buckets never decrease.
+  Advance(3s, 2);
+  ElectorMetrics m = shared->metrics();
+  ASSERT_GT(m.renew_duration_count, 0u);
+  text = RenderPrometheusMetrics({shared.get()});
+  const std::string prefix = "leader_election_renew_duration_seconds";
+  const std::string label = "{name=\"my \\\"election\\\"\"";
+  EXPECT_NE(text.find(prefix + "_bucket" + label + ",le=\"+Inf\"} " +
+                      std::to_string(m.renew_duration_count) + "\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(prefix + "_count" + label + "} " + std::to_string(m.renew_duration_count)),
+            std::string::npos);
+  uint64_t previous = 0;
+  size_t at = 0;
+  int buckets = 0;
+  while ((at = text.find(prefix + "_bucket", at)) != std::string::npos) {
+    size_t space = text.find("} ", at);
+    uint64_t count = std::stoull(text.substr(space + 2));
+    EXPECT_GE(count, previous);
+    previous = count;
+    ++buckets;
+    ++at;
+  }
+  EXPECT_EQ(buckets, static_cast<int>(kRenewDurationBuckets.size()) + 1);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// RenderPrometheusMetrics: electors' leader_election_* metrics in Prometheus text format.
+// RenderPrometheusMetrics: electors' leader_election_* metrics in Prometheus text format, the
+// renewal duration histogram and tenure_build_info.
 #include "tenure/metrics.h"
 
 #include <cstdio>
+
+#include "tenure/version.h"
 
 namespace tenure {
 
@@ -47,6 +50,33 @@ constexpr Family kFamilies[] = {
      }},
 };
 
+std::string Number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+// leader_election_renew_duration_seconds: cumulative buckets, +Inf, sum and count per election.
+void RenderRenewDurations(const std::vector<const Elector*>& electors, std::string& out) {
+  const std::string name = "leader_election_renew_duration_seconds";
+  out += "# HELP " + name + " Duration of successful renewals of the lease.\n";
+  out += "# TYPE " + name + " histogram\n";
+  for (const Elector* e : electors) {
+    ElectorMetrics m = e->metrics();
+    std::string label = "name=\"" + EscapeLabel(e->config().name) + "\"";
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < kRenewDurationBuckets.size(); ++i) {
+      cumulative += m.renew_duration_buckets[i];
+      out += name + "_bucket{" + label + ",le=\"" + Number(kRenewDurationBuckets[i]) + "\"} " +
+             std::to_string(cumulative) + "\n";
+    }
+    out += name + "_bucket{" + label + ",le=\"+Inf\"} " + std::to_string(m.renew_duration_count) +
+           "\n";
+    out += name + "_sum{" + label + "} " + Number(m.renew_duration_sum_seconds) + "\n";
+    out += name + "_count{" + label + "} " + std::to_string(m.renew_duration_count) + "\n";
+  }
+}
+
 }  // namespace
 
 std::string RenderPrometheusMetrics(const std::vector<const Elector*>& electors) {
@@ -61,6 +91,8 @@ std::string RenderPrometheusMetrics(const std::vector<const Elector*>& electors)
           std::string(f.name) + "{name=\"" + EscapeLabel(e->config().name) + "\"} " + value + "\n";
     }
   }
+  RenderRenewDurations(electors, out);
+  out += RenderBuildInfo();
   return out;
 }
 

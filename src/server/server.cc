@@ -15,6 +15,7 @@
 #include "server/resource_api.h"
 #include "store/etcd_store.h"
 #include "store/sqlite_store.h"
+#include "tenure/version.h"
 
 namespace tenure::server {
 
@@ -63,6 +64,7 @@ MetricsEndpoint::Section ServerMetrics(std::weak_ptr<store::Store> store) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   return [store, started] {
     std::string out =
+        RenderBuildInfo() +
         GaugeFamily("tenure_server_start_time_seconds",
                     "When this server started, in seconds since the Unix epoch.", started);
     if (auto s = store.lock()) {
