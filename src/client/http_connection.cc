@@ -106,8 +106,15 @@ struct HttpConnection::Impl {
     }
     beast::error_code ec;
     tcp::resolver resolver(io);
-    auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
-    if (ec) return TransportError(endpoint, "resolving", ec);
+    // Through a proxy the client connects to the proxy and never resolves the server's name.
+    const std::string& connect_host = endpoint.proxy ? endpoint.proxy->host : endpoint.host;
+    uint16_t connect_port = endpoint.proxy ? endpoint.proxy->port : endpoint.port;
+    auto results = resolver.resolve(connect_host, std::to_string(connect_port), ec);
+    if (ec) {
+      return endpoint.proxy
+                 ? TransportError(endpoint, "resolving the proxy " + connect_host + " for", ec)
+                 : TransportError(endpoint, "resolving", ec);
+    }
     if (endpoint.tls.enabled) {
       if (!ssl) {
         if (Status s = ConfigureTls(); !s.ok()) return s;
@@ -121,9 +128,19 @@ struct HttpConnection::Impl {
     Run();
     if (ec) {
       Close();
-      return TransportError(endpoint, "connecting to", ec);
+      return endpoint.proxy ? TransportError(endpoint,
+                                             "connecting to the proxy " + connect_host + ":" +
+                                                 std::to_string(connect_port) + " for",
+                                             ec)
+                            : TransportError(endpoint, "connecting to", ec);
     }
     lowest().socket().set_option(tcp::no_delay(true), ec);
+    if (endpoint.proxy) {
+      if (Status s = Tunnel(deadline); !s.ok()) {
+        Close();
+        return s;
+      }
+    }
     if (secure) {
       std::string name =
           endpoint.tls.server_name.empty() ? endpoint.host : endpoint.tls.server_name;
@@ -140,6 +157,46 @@ struct HttpConnection::Impl {
         Close();
         return TransportError(endpoint, "TLS handshake with", ec);
       }
+    }
+    return Status::Ok();
+  }
+
+  // HTTP CONNECT through the proxy: afterwards the socket carries the endpoint's own bytes (its
+  // TLS handshake first). Any answer but 2xx is the proxy's refusal, named with its status line.
+  Status Tunnel(Deadline deadline) {
+    std::string target = endpoint.host + ":" + std::to_string(endpoint.port);
+    if (endpoint.host.find(':') != std::string::npos) {
+      target = "[" + endpoint.host + "]:" + std::to_string(endpoint.port);
+    }
+    std::string request = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n";
+    if (!endpoint.proxy->authorization.empty()) {
+      request += "Proxy-Authorization: " + endpoint.proxy->authorization + "\r\n";
+    }
+    request += "\r\n";
+    beast::error_code ec;
+    lowest().expires_at(deadline);
+    net::async_write(lowest(), net::buffer(request), [&](beast::error_code e, size_t) { ec = e; });
+    Run();
+    std::string reply;
+    if (!ec) {
+      lowest().expires_at(deadline);
+      net::async_read_until(lowest(), net::dynamic_buffer(reply, 16 * 1024), "\r\n\r\n",
+                            [&](beast::error_code e, size_t) { ec = e; });
+      Run();
+    }
+    std::string proxy = endpoint.proxy->host + ":" + std::to_string(endpoint.proxy->port);
+    if (ec) return TransportError(endpoint, "tunnelling through the proxy " + proxy + " to", ec);
+    std::string status_line = reply.substr(0, reply.find("\r\n"));
+    // "HTTP/1.1 200 Connection established"
+    size_t space = status_line.find(' ');
+    int code = space == std::string::npos ? 0 : std::atoi(status_line.c_str() + space + 1);
+    if (code < 200 || code > 299) {
+      return Status::Unavailable("the proxy " + proxy + " refused to connect to " + target + ": " +
+                                 status_line);
+    }
+    if (reply.size() > reply.find("\r\n\r\n") + 4) {
+      return Status::Unavailable("the proxy " + proxy + " sent data before the tunnel to " +
+                                 target + " was used");
     }
     return Status::Ok();
   }

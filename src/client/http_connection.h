@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,18 @@ struct TlsOptions {
   std::string cert_data, key_data;  // PEM text alternatives
 };
 
+// An HTTP proxy reached with CONNECT: the connection to the endpoint is a tunnel through it.
+struct Proxy {
+  std::string host;
+  uint16_t port = 0;
+  std::string authorization;  // a Proxy-Authorization value ("Basic ..."), or none
+};
+
 struct Endpoint {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   TlsOptions tls;
+  std::optional<Proxy> proxy;
 };
 
 struct HttpReply {

@@ -1,11 +1,13 @@
 // KubeClient: REST calls over pooled keep-alive connections, endpoint failover, shared watches.
 #include "client/kube_client.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "api/api_paths.h"
 #include "api/status_object.h"
+#include "client/proxy.h"
 #include "client/watch_multiplexer.h"
 #include "tenure/log.h"
 
@@ -25,6 +27,11 @@ KubeClient::~KubeClient() { watches_.reset(); }
 
 Result<std::shared_ptr<KubeClient>> KubeClient::Create(ClusterConfig config) {
   auto client = std::shared_ptr<KubeClient>(new KubeClient(std::move(config)));
+  for (Endpoint& endpoint : client->endpoints_) {
+    auto proxy = ChooseProxy(endpoint, client->config_.proxy_url, ::getenv);
+    if (!proxy.ok()) return proxy.status();
+    endpoint.proxy = *proxy;
+  }
   client->watches_ = std::make_unique<WatchMultiplexer>(*client);
   return client;
 }

@@ -343,6 +343,7 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& path, const std::string&
     tls.insecure_skip_verify =
         cluster["insecure-skip-tls-verify"] && cluster["insecure-skip-tls-verify"].as<bool>();
     tls.server_name = Str(cluster, "tls-server-name");
+    config.proxy_url = Str(cluster, "proxy-url");
     if (std::string data = Str(cluster, "certificate-authority-data"); !data.empty()) {
       auto ca = Decode64(data, "certificate-authority-data");
       if (!ca.ok()) return ca.status();

@@ -1,5 +1,6 @@
 // Where and how to reach a Kubernetes API server: from kubeconfig files (current context or a
-// named one: server, CA as file or data, insecure-skip-tls-verify, tls-server-name, token or
+// named one: server, CA as file or data, insecure-skip-tls-verify, tls-server-name, proxy-url,
+// token or
 // token file, client certificate and key as files or data, an exec credential plugin,
 // namespace) or from inside a pod (KUBERNETES_SERVICE_HOST / _PORT and the service account's
 // token, CA and namespace files).
@@ -26,6 +27,7 @@ struct ClusterConfig {
   std::string token;        // a static bearer token
   std::string token_file;   // a token file, re-read when it changes (projected tokens rotate)
   std::optional<ExecConfig> exec;  // a credential plugin (token or client certificate)
+  std::string proxy_url;           // the cluster's proxy-url ("": HTTPS_PROXY and NO_PROXY decide)
   std::string namespace_ = "default";
   std::string server;  // the server URL(s), for messages
   // Further replicas of the same API server (same CA and credentials), tried in turn when the
