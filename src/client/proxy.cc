@@ -107,7 +107,8 @@ bool NoProxyMatches(const std::string& list, const std::string& host_in, uint16_
       continue;
     }
     if (name.front() == '.') {
-      if (host.size() > name.size() && host.compare(host.size() - name.size(), name.size(), name) == 0) {
+      if (host.size() > name.size() &&
+          host.compare(host.size() - name.size(), name.size(), name) == 0) {
         return true;
       }
       continue;
@@ -156,7 +157,8 @@ Result<std::optional<Proxy>> ChooseProxy(const Endpoint& endpoint, const std::st
   std::string port = "80";
   if (!rest.empty() && rest.front() == '[') {
     size_t close = rest.find(']');
-    if (close == std::string::npos) return Status::BadRequest(source + " \"" + url + "\": bad host");
+    if (close == std::string::npos)
+      return Status::BadRequest(source + " \"" + url + "\": bad host");
     proxy.host = rest.substr(1, close - 1);
     if (close + 1 < rest.size() && rest[close + 1] == ':') port = rest.substr(close + 2);
   } else if (size_t colon = rest.rfind(':'); colon != std::string::npos) {

@@ -70,8 +70,9 @@ TEST(ChooseProxyTest, TheEnvironmentAppliesUnlessNoProxyOrLoopback) {
 TEST(ChooseProxyTest, UnusableProxyUrlsAreRefusedNamingTheirSource) {
   auto socks = ChooseProxy(Https("a"), "socks5://proxy:1080", Vars({}));
   EXPECT_EQ(socks.status().reason(), Reason::kBadRequest);
-  EXPECT_EQ(socks.status().message(),
-            "proxy-url \"socks5://proxy:1080\": only http:// proxies are supported (socks5 is not)");
+  EXPECT_EQ(
+      socks.status().message(),
+      "proxy-url \"socks5://proxy:1080\": only http:// proxies are supported (socks5 is not)");
   auto bad_port = ChooseProxy(Https("a"), "", Vars({{"HTTPS_PROXY", "http://proxy:99999"}}));
   EXPECT_NE(bad_port.status().message().find("HTTPS_PROXY \"http://proxy:99999\""),
             std::string::npos);
