@@ -394,6 +394,47 @@ std::string FormatFactor(double factor) {
 }
 }  // namespace
 
+namespace {
+
+// What to change when a duration breaks the library's rules (`message` is
+// ValidateElectionTimings'): the setting by flag, variable and YAML key, and a value that works
+// with the others.
+std::string TimingFix(const std::string& message, const RunSettings& s) {
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  auto starts = [&](std::string_view prefix) { return message.rfind(prefix, 0) == 0; };
+  if (starts("leaseDuration must be greater than renewDeadline")) {
+    return "set --renew-deadline (TENURE_RENEW_DEADLINE, renewDeadline) below " +
+           FormatDuration(s.lease_duration) + ", e.g. " +
+           FormatDuration(std::chrono::floor<milliseconds>(s.lease_duration * 2 / 3)) +
+           ", or --lease-duration (TENURE_LEASE_DURATION, leaseDuration) above " +
+           FormatDuration(s.renew_deadline);
+  }
+  if (starts("renewDeadline must be greater than retryPeriod")) {
+    return "set --retry-period (TENURE_RETRY_PERIOD, retryPeriod) to " +
+           FormatDuration(std::chrono::floor<milliseconds>(s.renew_deadline / 2)) +
+           " or less (renewDeadline / 1.2 at most), or lengthen --renew-deadline "
+           "(TENURE_RENEW_DEADLINE, renewDeadline)";
+  }
+  if (starts("leaseDuration must be a whole number")) {
+    return "set --lease-duration (TENURE_LEASE_DURATION, leaseDuration) to " +
+           FormatDuration(std::chrono::ceil<seconds>(s.lease_duration));
+  }
+  if (starts("leaseDuration must be greater than zero")) {
+    return "set --lease-duration (TENURE_LEASE_DURATION, leaseDuration), e.g. 15s";
+  }
+  if (starts("renewDeadline must be greater than zero")) {
+    return "set --renew-deadline (TENURE_RENEW_DEADLINE, renewDeadline), e.g. 10s";
+  }
+  if (starts("retryPeriod must be greater than zero")) {
+    return "set --retry-period (TENURE_RETRY_PERIOD, retryPeriod), e.g. 2s";
+  }
+  return "shorten --retry-period (TENURE_RETRY_PERIOD, retryPeriod) or lengthen --lease-duration "
+         "(TENURE_LEASE_DURATION, leaseDuration)";
+}
+
+}  // namespace
+
 // The longest gracePeriod, in whole tenths of a second, that leaves a leader two retry periods
 // to renew in before it must have stopped its command (see ValidateRunSettings); zero or less
 // when even no grace period would.
@@ -438,7 +479,9 @@ Status ValidateRunSettings(const RunSettings& s) {
   ElectionConfig election = ElectionTimingsOf(s);
   ElectionConfig durations = election;
   durations.safety_margin = nanoseconds(0);
-  if (Status st = ValidateElectionTimings(durations); !st.ok()) return st;
+  if (Status st = ValidateElectionTimings(durations); !st.ok()) {
+    return Invalid(st.message() + "; " + TimingFix(st.message(), s));
+  }
   // The command must be stopped before the lease could pass to someone else, and a renewal must
   // fit in before that point.
   if (UsableLease(election) <= 2 * s.retry_period) {

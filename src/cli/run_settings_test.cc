@@ -307,10 +307,22 @@ TEST(RunSettingsTest, ValidationExplainsWhatIsWrong) {
   EXPECT_TRUE(ValidateRunSettings(s).ok());
   RunSettings bad = s;
   bad.renew_deadline = 15s;
-  EXPECT_EQ(ValidateRunSettings(bad).message(), "leaseDuration must be greater than renewDeadline");
+  EXPECT_EQ(ValidateRunSettings(bad).message(),
+            "leaseDuration must be greater than renewDeadline; set --renew-deadline "
+            "(TENURE_RENEW_DEADLINE, renewDeadline) below 15s, e.g. 10s, or --lease-duration "
+            "(TENURE_LEASE_DURATION, leaseDuration) above 15s");
+  bad = s;
+  bad.retry_period = 9s;
+  EXPECT_EQ(ValidateRunSettings(bad).message(),
+            "renewDeadline must be greater than retryPeriod*JitterFactor; set --retry-period "
+            "(TENURE_RETRY_PERIOD, retryPeriod) to 5s or less (renewDeadline / 1.2 at most), or "
+            "lengthen --renew-deadline (TENURE_RENEW_DEADLINE, renewDeadline)");
   bad = s;
   bad.lease_duration = 15500ms;
   EXPECT_NE(ValidateRunSettings(bad).message().find("whole number of seconds"), std::string::npos);
+  EXPECT_NE(ValidateRunSettings(bad).message().find(
+                "; set --lease-duration (TENURE_LEASE_DURATION, leaseDuration) to 16s"),
+            std::string::npos);
   bad = s;
   bad.grace_period = 11s;  // 14.85 s - 11.2 s leaves less than two retry periods
   EXPECT_NE(ValidateRunSettings(bad).message().find("gracePeriod 11s is too long"),
