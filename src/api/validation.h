@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/go_quote.h"
 #include "tenure/status.h"
 
 namespace tenure::api {
@@ -42,8 +43,8 @@ struct FieldError {
 };
 using FieldErrors = std::vector<FieldError>;
 
-// Go's %q of a string: "a\"b\n".
-std::string GoQuote(std::string_view s);
+// Go's %q of a string: "a\"b\n" (core/go_quote.h).
+using ::tenure::GoQuote;
 // Go's %#v of a []string: []string{"a", "b"}.
 std::string GoStringSlice(const std::vector<std::string>& v);
 

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "core/go_quote.h"
+
 namespace tenure {
 
 namespace {
@@ -41,9 +43,9 @@ void AppendTime(std::string& out, std::chrono::system_clock::time_point time) {
   out += buf;
 }
 
-// A JSON string literal, and Go's %q for text values: both escape quotes, backslashes and
-// control bytes; other bytes (UTF-8 included) pass as they are.
-void AppendQuoted(std::string& out, std::string_view s, bool json) {
+// A JSON string literal: quotes, backslashes and control bytes escaped; other bytes (UTF-8
+// included) as they are.
+void AppendJsonString(std::string& out, std::string_view s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
@@ -65,7 +67,7 @@ void AppendQuoted(std::string& out, std::string_view s, bool json) {
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, json ? "\\u%04x" : "\\x%02x", c);
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
           out += buf;
         } else {
           out += static_cast<char>(c);
@@ -181,7 +183,7 @@ std::string FormatLogText(const LogRecord& record) {
     out += field.key;
     out += '=';
     if (NeedsQuotes(field.value)) {
-      AppendQuoted(out, field.value, false);
+      out += GoQuote(field.value);
     } else {
       out += field.value;
     }
@@ -193,16 +195,16 @@ std::string FormatLogJson(const LogRecord& record) {
   std::string out = "{\"time\":\"";
   AppendTime(out, record.time);
   out += "\",\"level\":";
-  AppendQuoted(out, LogLevelName(record.level), true);
+  AppendJsonString(out, LogLevelName(record.level));
   out += ",\"component\":";
-  AppendQuoted(out, record.component, true);
+  AppendJsonString(out, record.component);
   out += ",\"msg\":";
-  AppendQuoted(out, record.message, true);
+  AppendJsonString(out, record.message);
   for (const LogField& field : record.fields) {
     out += ',';
-    AppendQuoted(out, field.key, true);
+    AppendJsonString(out, field.key);
     out += ':';
-    AppendQuoted(out, field.value, true);
+    AppendJsonString(out, field.value);
   }
   out += '}';
   return out;
