@@ -4,13 +4,16 @@
 //
 // A line is a level, a component ("elector", "client", ...), a message and key/value fields.
 // The default sink writes text lines with a UTC timestamp and the level to stderr:
-//   2026-12-03T13:49:45.123Z INFO elector: became leader lease="default/my-app" token=42
+//   2026-12-03T13:49:45.123Z INFO elector: became leader election="Lease default/my-app"
+//   identity=pod-1 fencing_token=42
 // Replace it with SetLogSink (your own sink, JsonLogSink, or DiscardLogSink). Lines below the
-// level set with SetLogLevel (default Info) are not built at all.
+// level set with SetLogLevel (default Info) never reach the sink.
 //
 // Threads: every function here may be called from any thread. A sink's Write is called from
 // the library's threads, possibly concurrently; the sinks here serialize their writes. Changing
-// the sink while lines are written is safe: a line goes either to the old or to the new sink.
+// the sink while lines are written is safe: a line goes either to the old or to the new sink,
+// so a sink that was replaced may still receive a Write that began before SetLogSink returned:
+// keep what it writes to alive (the library holds a reference to the sink while it writes).
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,6 @@
 // ChildProcess: a command of `tenure run` in its own process group: spawn, signal, reap.
 #include "cli/child_process.h"
+#include "client/process_env.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -53,15 +54,7 @@ Result<ChildProcess> ChildProcess::Spawn(
     const std::vector<std::pair<std::string, std::string>>& env) {
   if (argv.empty()) return Status::BadRequest("no command given");
   // Everything the child needs is built before fork: after it only exec-safe calls are allowed.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry(*e);
-    std::string name = entry.substr(0, entry.find('='));
-    bool overridden = false;
-    for (const auto& [k, v] : env) overridden |= (k == name);
-    if (!overridden) env_strings.push_back(std::move(entry));
-  }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<std::string> env_strings = client::EnvironmentWith(env);
   std::vector<char*> envp, args;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

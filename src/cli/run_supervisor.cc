@@ -36,6 +36,8 @@ using Steady = std::chrono::steady_clock;
 constexpr auto kReapPoll = std::chrono::milliseconds(5);
 
 void Log(const std::string& message) { tenure::Log(LogLevel::kInfo, "run", message); }
+// Something failed or had to be forced: a warning, kept by --log-level warning.
+void Warn(const std::string& message) { tenure::Log(LogLevel::kWarning, "run", message); }
 
 // Term events handed from the election's threads to the main thread, which waits on fd().
 class TermEvents {
@@ -177,8 +179,8 @@ Status Supervisor::Setup() {
   if (!configmap) {
     auto leases = ServesLeases(*cluster_);
     if (!leases.ok()) {
-      Log("discovery of coordination.k8s.io/v1 failed (" + leases.status().ToString() +
-          "): assuming Leases are served");
+      Warn("discovery of coordination.k8s.io/v1 failed (" + leases.status().ToString() +
+           "): assuming Leases are served");
     } else if (!*leases) {
       Log("the server does not serve coordination.k8s.io/v1 leases: using a ConfigMap lock");
       configmap = true;
@@ -187,7 +189,7 @@ Status Supervisor::Setup() {
   KubeLockOptions lock_options{namespace_, settings_.lock_name, settings_.identity,
                                settings_.publish_events};
   lock_options.on_event_error = [](const Status& error) {
-    Log("cannot post an Event: " + error.message());
+    Warn("cannot post an Event: " + error.message());
   };
   ElectionConfig election = ElectionTimingsOf(settings_);
   election.lock =
@@ -198,7 +200,7 @@ Status Supervisor::Setup() {
   };
   // Why campaigning or renewing fails (a missing right names itself), once per distinct error.
   election.callbacks.on_error = [lock = election.name](const Status& error) {
-    Log("cannot use the lock " + lock + ": " + error.message());
+    Warn("cannot use the lock " + lock + ": " + error.message());
   };
 
   if (settings_.coordinated) {
@@ -212,7 +214,7 @@ Status Supervisor::Setup() {
     if (!settings_.strategy.empty()) candidate.strategy = settings_.strategy;
     candidate.retry_period = settings_.retry_period;
     candidate.on_error = [name = settings_.identity](const Status& error) {
-      Log("cannot keep the LeaseCandidate " + name + " current: " + error.message());
+      Warn("cannot keep the LeaseCandidate " + name + " current: " + error.message());
     };
     auto registrar = CandidateRegistrar::Start(cluster_, std::move(candidate));
     if (!registrar.ok()) return registrar.status();
@@ -284,7 +286,7 @@ void Supervisor::StartCommand(const LeadershipContext& context) {
                  {"TENURE_ROLE", context.role}});
   if (!child.ok()) {
     CommandGone();
-    Log(child.status().message());
+    Warn(child.status().message());
     exit_status_ = 127;  // as a shell reports a command it cannot run
     release_at_exit_ = true;
     return;
@@ -372,12 +374,12 @@ int Supervisor::Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signal_fd < 0) {
-    Log(std::string("signalfd: ") + std::strerror(errno));
+    Warn(std::string("signalfd: ") + std::strerror(errno));
     return 1;
   }
   Status s = Setup();
   if (!s.ok()) {
-    Log(s.ToString());
+    Warn(s.ToString());
     close(signal_fd);
     return s.reason() == Reason::kInvalid || s.reason() == Reason::kBadRequest ? 2 : 1;
   }
@@ -392,7 +394,7 @@ int Supervisor::Run() {
     pollfd fds[2] = {{signal_fd, POLLIN, 0}, {events_.fd(), POLLIN, 0}};
     int n = poll(fds, 2, timeout_ms);
     if (n < 0 && errno != EINTR) {
-      Log(std::string("poll: ") + std::strerror(errno));
+      Warn(std::string("poll: ") + std::strerror(errno));
       exit_status_ = 1;
       break;
     }
@@ -408,7 +410,7 @@ int Supervisor::Run() {
       if (auto status = child_->TryReap()) OnChildExit(*status);
     }
     if (kill_at_ && child_ && Steady::now() >= *kill_at_) {
-      Log("grace period over: SIGKILL to the command");
+      Warn("grace period over: SIGKILL to the command");
       child_->Signal(SIGKILL);
       kill_at_.reset();
     }

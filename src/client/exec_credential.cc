@@ -14,9 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/time.h"
+#include "client/process_env.h"
 #include "tenure/log.h"
-
-extern char** environ;
 
 namespace tenure::client {
 
@@ -57,13 +56,39 @@ void CloseBoth(int fds[2]) {
   }
 }
 
+class SpawnAttributes {
+ public:
+  SpawnAttributes() { posix_spawnattr_init(&attributes_); }
+  ~SpawnAttributes() { posix_spawnattr_destroy(&attributes_); }
+  posix_spawnattr_t* get() { return &attributes_; }
+
+ private:
+  posix_spawnattr_t attributes_;
+};
+
+// Waits for `pid` until `deadline`; false when it is still running then. A child that cannot
+// be waited for (SIGCHLD ignored: the kernel reaped it) counts as having exited with 0.
+bool WaitUntil(pid_t pid, std::chrono::steady_clock::time_point deadline, int& status) {
+  while (true) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return true;
+    if (done < 0 && errno != EINTR) {
+      status = 0;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    poll(nullptr, 0, 5);  // the child closed its output but has not exited yet
+  }
+}
+
 // Starts the plugin and reads its stdout (and, unless interactive, its stderr) until both close
-// or `timeout` passes (then it is killed).
+// and it exits, or `timeout` passes (then it is killed, with its children when it is not
+// interactive). The plugin gets no descriptor of this process but its standard ones, no blocked
+// signal and default signal handlers, whatever the calling thread has.
 Result<PluginRun> Spawn(const ExecConfig& config, bool interactive) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e && *e; ++e) env_strings.emplace_back(*e);
-  for (const auto& [name, value] : config.env) env_strings.push_back(name + "=" + value);
-  env_strings.push_back("KUBERNETES_EXEC_INFO=" + ExecInfo(config, interactive));
+  auto overrides = config.env;
+  overrides.emplace_back("KUBERNETES_EXEC_INFO", ExecInfo(config, interactive));
+  std::vector<std::string> env_strings = EnvironmentWith(overrides);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -84,9 +109,23 @@ Result<PluginRun> Spawn(const ExecConfig& config, bool interactive) {
     posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(actions.get(), err[1], STDERR_FILENO);
   }
+  posix_spawn_file_actions_addclosefrom_np(actions.get(), STDERR_FILENO + 1);
+  SpawnAttributes attributes;
+  sigset_t none, every;
+  sigemptyset(&none);
+  sigfillset(&every);
+  posix_spawnattr_setsigmask(attributes.get(), &none);
+  posix_spawnattr_setsigdefault(attributes.get(), &every);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  // A group of its own (not when it shares the terminal): a timeout kills what it started too.
+  if (!interactive) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(attributes.get(), 0);
+  }
+  posix_spawnattr_setflags(attributes.get(), flags);
   pid_t pid = 0;
-  int spawned =
-      posix_spawnp(&pid, config.command.c_str(), actions.get(), nullptr, argv.data(), envp.data());
+  int spawned = posix_spawnp(&pid, config.command.c_str(), actions.get(), attributes.get(),
+                             argv.data(), envp.data());
   close(out[1]);
   out[1] = -1;
   if (err[1] >= 0) {
@@ -140,9 +179,12 @@ Result<PluginRun> Spawn(const ExecConfig& config, bool interactive) {
   }
   CloseBoth(out);
   CloseBoth(err);
-  if (timed_out) kill(pid, SIGKILL);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (timed_out || !WaitUntil(pid, deadline, status)) {
+    timed_out = true;
+    kill(interactive ? pid : -pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (timed_out) {
     return Unauthorized("exec: executable " + config.command + " did not finish within " +
@@ -202,7 +244,9 @@ Result<ExecCredential> ParseExecCredential(const std::string& output,
   if (!parsed.is_object()) {
     return Unauthorized("decoding stdout: the plugin did not print an ExecCredential JSON object");
   }
-  std::string kind = parsed.value("kind", "");
+  std::string kind = parsed.contains("kind") && parsed["kind"].is_string()
+                         ? parsed["kind"].get<std::string>()
+                         : "";
   std::string version = parsed.contains("apiVersion") && parsed["apiVersion"].is_string()
                             ? parsed["apiVersion"].get<std::string>()
                             : "";

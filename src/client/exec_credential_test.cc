@@ -2,14 +2,18 @@
 // stderr, exit codes, a missing command, one that hangs) and how its credential is cached.
 #include "client/exec_credential.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 namespace tenure::client {
 namespace {
@@ -122,6 +126,71 @@ echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","s
   EXPECT_EQ(info["apiVersion"], kV1);
   EXPECT_EQ(info["spec"]["interactive"], false);
   EXPECT_EQ(info["spec"]["cluster"]["server"], "https://10.0.0.1:6443");
+}
+
+// What the plugin inherits: the kubeconfig's env over this process's (a variable set in both
+// takes the kubeconfig's value: C and Go read the first copy of a name), no descriptor of this
+// process beyond the standard ones, no blocked signal.
+TEST(ExecPluginTest, TheKubeconfigsEnvWinsAndNothingElseLeaksIn) {
+  PluginDir dir;
+  ASSERT_EQ(setenv("REGION", "from-the-process", 1), 0);
+  int leaked = open("/dev/null", O_RDONLY);  // no O_CLOEXEC, as a socket of Boost.Asio
+  ASSERT_GE(leaked, 3);
+  sigset_t term, old;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, &old);
+  std::string plugin = dir.Script(
+      "inherit",
+      "printf '%s' \"$REGION\" > " + dir.path() + "/region\n" + "[ -e /proc/$$/fd/" +
+          std::to_string(leaked) + " ] && echo leaked > " + dir.path() + "/fd\n" +
+          "grep SigBlk /proc/$$/status > " + dir.path() + "/sigblk\n" +
+          R"(echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t"}}')");
+  ExecConfig c = Config(plugin);
+  c.env = {{"REGION", "eu-1"}};
+  auto cred = RunExecPlugin(c);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close(leaked);
+  unsetenv("REGION");
+  ASSERT_TRUE(cred.ok()) << cred.status().ToString();
+  EXPECT_EQ(dir.Read("region"), "eu-1");
+  EXPECT_EQ(dir.Read("fd"), "");
+  EXPECT_EQ(dir.Read("sigblk"), "SigBlk:\t0000000000000000\n");
+}
+
+TEST(ExecPluginTest, AMalformedCredentialIsAnErrorNotACrash) {
+  PluginDir dir;
+  for (
+      const char* output :
+      {R"({"kind":1})", R"({"kind":"ExecCredential","apiVersion":7})",
+       R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":5}})",
+       "[]", ""}) {
+    auto r = ParseExecCredential(output, kV1);
+    EXPECT_EQ(r.status().reason(), Reason::kUnauthorized) << output;
+  }
+}
+
+// A plugin that outlives its timeout is killed with what it started.
+TEST(ExecPluginTest, ATimeoutKillsThePluginAndItsChildren) {
+  PluginDir dir;
+  ExecConfig c =
+      Config(dir.Script("forks", "sleep 60 &\necho $! > " + dir.path() + "/child\nwait\n"));
+  c.timeout = std::chrono::milliseconds(300);
+  auto killed = RunExecPlugin(c);
+  EXPECT_NE(killed.status().message().find("did not finish within 300 ms"), std::string::npos);
+  pid_t child = std::atoi(dir.Read("child").c_str());
+  ASSERT_GT(child, 0);
+  // Gone, or a zombie waiting for whoever reaps orphans here.
+  auto gone = [&] {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    return text.empty() || text.find(") Z ") != std::string::npos;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!gone() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(gone()) << "the plugin's child " << child << " outlived its timeout";
 }
 
 TEST(ExecPluginTest, FailuresNameTheCommandItsExitCodeAndItsStderr) {

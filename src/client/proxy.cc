@@ -66,7 +66,13 @@ bool InCidr(const std::array<unsigned char, 16>& ip, const std::string& cidr) {
   size_t slash = cidr.find('/');
   auto net = ParseIp(cidr.substr(0, slash));
   if (!net) return false;
-  int bits = std::atoi(cidr.c_str() + slash + 1);
+  std::string length = cidr.substr(slash + 1);
+  // A prefix length that is not a number matches nothing (atoi's 0 would match everything).
+  if (length.empty() || length.size() > 3 ||
+      !std::all_of(length.begin(), length.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return false;
+  }
+  int bits = std::stoi(length);
   bool v4 = cidr.find(':') == std::string::npos;
   if (v4) bits += 96;
   if (bits < 0 || bits > 128) return false;
@@ -75,6 +81,24 @@ bool InCidr(const std::array<unsigned char, 16>& ip, const std::string& cidr) {
     if (((ip[byte] >> bit) & 1) != (((*net)[byte] >> bit) & 1)) return false;
   }
   return true;
+}
+
+// "p%40ss" -> "p@ss": the user and password of a URL are percent-encoded.
+std::optional<std::string> PercentDecode(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,16 +116,19 @@ bool NoProxyMatches(const std::string& list, const std::string& host_in, uint16_
       if (ip && InCidr(*ip, entry)) return true;
       continue;
     }
-    // "host:port" (not an IPv6 address without brackets).
+    // "host:port", "[v6]:port" (a bare IPv6 address has colons but no port).
     std::string name = entry;
-    if (size_t colon = entry.rfind(':');
-        colon != std::string::npos && std::count(entry.begin(), entry.end(), ':') == 1) {
+    size_t colon = entry.rfind(':');
+    bool bracketed = entry.front() == '[';
+    if (colon != std::string::npos &&
+        (bracketed ? colon > entry.find(']') : std::count(entry.begin(), entry.end(), ':') == 1)) {
       if (std::to_string(port) != entry.substr(colon + 1)) continue;
       name = entry.substr(0, colon);
     }
     if (name.size() > 2 && name.front() == '[' && name.back() == ']') {
       name = name.substr(1, name.size() - 2);
     }
+    if (name.rfind("*.", 0) == 0) name = name.substr(1);  // "*.example.com": as ".example.com"
     if (auto entry_ip = ParseIp(name)) {
       if (ip && *ip == *entry_ip) return true;
       continue;
@@ -151,7 +178,11 @@ Result<std::optional<Proxy>> ChooseProxy(const Endpoint& endpoint, const std::st
   rest = rest.substr(0, rest.find('/'));
   Proxy proxy;
   if (size_t at = rest.rfind('@'); at != std::string::npos) {
-    proxy.authorization = "Basic " + api::Base64Encode(rest.substr(0, at));
+    auto credentials = PercentDecode(rest.substr(0, at));
+    if (!credentials) {
+      return Status::BadRequest(source + " \"" + url + "\": bad %-escape in the user or password");
+    }
+    proxy.authorization = "Basic " + api::Base64Encode(*credentials);
     rest = rest.substr(at + 1);
   }
   std::string port = "80";

@@ -1,10 +1,13 @@
 // Which HTTP proxy a connection to an API server goes through, as client-go chooses it:
 // - the kubeconfig cluster's proxy-url, when it has one (for every host, loopback included);
 // - else HTTPS_PROXY (an https server) or HTTP_PROXY (an http one), upper or lower case, unless
-//   NO_PROXY names the host (a name also covers its subdomains, ".name" only the subdomains; IP
-//   addresses and CIDR ranges; "host:port" one port; "*" everything) or the host is localhost or
-//   a loopback address, which Go's proxy rules never send through a proxy.
-// Only http:// proxies are supported (the tunnel is HTTP CONNECT); user:password in the URL is
+//   NO_PROXY names the host (a name also covers its subdomains, ".name" and "*.name" only the
+//   subdomains; IP addresses and CIDR ranges; "host:port" and "[v6]:port" one port; "*"
+//   everything) or the host is localhost or a loopback address, which Go's proxy rules never
+//   send through a proxy.
+// Only http:// proxies are supported, and every connection is a CONNECT tunnel, also to a plain
+// http:// API server (Go forwards those requests instead; a proxy that allows CONNECT only to
+// port 443 refuses such a tunnel, and says so). user:password in the URL (percent-encoded) is
 // sent as Basic Proxy-Authorization.
 #pragma once
 

@@ -38,6 +38,14 @@ TEST(NoProxyTest, NamesSuffixesAddressesRangesAndPorts) {
   EXPECT_TRUE(NoProxyMatches("example.com:6443", "example.com", 6443));
   EXPECT_FALSE(NoProxyMatches("example.com:6443", "example.com", 443));
   EXPECT_TRUE(NoProxyMatches("*", "anything", 1));
+  EXPECT_TRUE(NoProxyMatches("*.example.com", "api.example.com", 443));
+  EXPECT_FALSE(NoProxyMatches("*.example.com", "example.com", 443));
+  EXPECT_TRUE(NoProxyMatches("[2001:db8::1]:6443", "2001:db8::1", 6443));
+  EXPECT_FALSE(NoProxyMatches("[2001:db8::1]:6443", "2001:db8::1", 443));
+  EXPECT_TRUE(NoProxyMatches("2001:db8::1", "2001:db8::1", 443));
+  // A range whose length is not a number matches nothing, not everything.
+  EXPECT_FALSE(NoProxyMatches("10.0.0.0/abc", "192.168.1.1", 443));
+  EXPECT_FALSE(NoProxyMatches("10.0.0.0/", "192.168.1.1", 443));
   EXPECT_FALSE(NoProxyMatches("", "example.com", 443));
 }
 
@@ -49,6 +57,11 @@ TEST(ChooseProxyTest, TheKubeconfigsProxyUrlWinsEvenForLoopback) {
   EXPECT_EQ((*p)->host, "proxy.corp");
   EXPECT_EQ((*p)->port, 3128);
   EXPECT_EQ((*p)->authorization, "Basic dXNlcjpzZWNyZXQ=");
+  auto escaped = ChooseProxy(Https("a"), "http://u:p%40ss@proxy:3128", Vars({}));
+  ASSERT_TRUE(escaped.ok() && escaped->has_value());
+  EXPECT_EQ((*escaped)->authorization, "Basic dTpwQHNz");  // u:p@ss
+  EXPECT_EQ(ChooseProxy(Https("a"), "http://u:p%4@proxy:3128", Vars({})).status().reason(),
+            Reason::kBadRequest);
 }
 
 TEST(ChooseProxyTest, TheEnvironmentAppliesUnlessNoProxyOrLoopback) {

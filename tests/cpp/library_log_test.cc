@@ -3,6 +3,9 @@
 // fails. Nothing the library does writes to stderr itself.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -65,7 +68,38 @@ class LibraryLogTest : public ::testing::Test {
   std::shared_ptr<RecordingSink> sink_;
 };
 
+// Standard error, captured into a file for as long as it lives.
+class CapturedStderr {
+ public:
+  CapturedStderr() {
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    file_ = std::tmpfile();
+    dup2(fileno(file_), STDERR_FILENO);
+  }
+  ~CapturedStderr() { Restore(); }
+  std::string Restore() {
+    if (saved_ < 0) return text_;
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+    saved_ = -1;
+    std::rewind(file_);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) text_.append(buf, n);
+    std::fclose(file_);
+    return text_;
+  }
+
+ private:
+  int saved_ = -1;
+  std::FILE* file_ = nullptr;
+  std::string text_;
+};
+
 TEST_F(LibraryLogTest, AnElectorsTermIsLoggedWithItsFields) {
+  CapturedStderr captured;  // with a sink set, nothing of the library's reaches stderr
   auto server = testing::InProcessServer::Start();
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   auto cluster = (*server)->Connect();
@@ -94,6 +128,8 @@ TEST_F(LibraryLogTest, AnElectorsTermIsLoggedWithItsFields) {
   EXPECT_EQ(stopped[0].Field("reason"), "stopped");
   EXPECT_EQ(stopped[0].Field("released"), "true");
   EXPECT_EQ(sink_->Find("elector", "campaigning").size(), 1u);
+  server->reset();  // the server stops: its lines, too, went to the sink
+  EXPECT_EQ(captured.Restore(), "");
 }
 
 TEST_F(LibraryLogTest, AFailingEndpointIsLoggedAsAWarning) {

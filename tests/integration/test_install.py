@@ -10,12 +10,14 @@ compiled with the same flags, its objects come from the release build's ccache e
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -28,6 +30,46 @@ EXAMPLES = ("elector", "leadership", "coordinated")
 # Packages only the server, the CLI and the tests need: the library-only build must not look
 # for them (a clean machine with only the library's -dev packages has none of them).
 HIDDEN_PACKAGES = ("gRPC", "Protobuf", "SQLite3", "GTest", "benchmark", "absl", "c-ares", "re2")
+# Their Debian packages: as root, the library-only build runs where every file of these is gone
+# from /usr (an overlay with whiteouts, in a mount namespace of its own).
+SERVER_DEV_PACKAGES = ("libgrpc++-dev", "libgrpc-dev", "libprotobuf-dev", "protobuf-compiler",
+                       "protobuf-compiler-grpc", "libabsl-dev", "libre2-dev", "libc-ares-dev",
+                       "libsqlite3-dev", "libjemalloc-dev", "libgtest-dev", "libgmock-dev",
+                       "libbenchmark-dev", "libcli11-dev")
+
+# Run inside `unshare --mount`: /usr without the files of SERVER_DEV_PACKAGES, then the commands.
+WITHOUT_SERVER_PACKAGES = r"""
+import json, os, subprocess, sys, tempfile
+packages, commands = sys.argv[1].split(), json.loads(sys.argv[2])
+listed = subprocess.run(["dpkg", "-L", *packages], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        text=True).stdout.split("\n")
+top = tempfile.mkdtemp(prefix="tenure-no-server-packages-")
+subprocess.run(["mount", "-t", "tmpfs", "tmpfs", top], check=True)
+upper, work = os.path.join(top, "upper"), os.path.join(top, "work")
+os.makedirs(work)
+hidden = 0
+for path in listed:
+    if path.startswith("/usr/") and (os.path.isfile(path) or os.path.islink(path)):
+        target = os.path.join(upper, path[len("/usr/"):])
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.mknod(target, 0o600 | 0o020000, os.makedev(0, 0))  # an overlay whiteout
+        hidden += 1
+os.makedirs(upper, exist_ok=True)
+subprocess.run(["mount", "-t", "overlay", "overlay", "-o", f"lowerdir=/usr,upperdir={upper},workdir={work}", "/usr"],
+               check=True)
+assert hidden > 100 and not os.path.exists("/usr/include/sqlite3.h"), "the server's packages are still visible"
+print(f"hid {hidden} files of {len(packages)} packages", flush=True)
+for command in commands:
+    subprocess.run(command, check=True)
+"""
+
+
+def can_hide_packages() -> bool:
+    """Root, and mount namespaces allowed (not so in every container)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("dpkg") is None:
+        return False
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 SERVER_ONLY_WORDS = ("grpc", "protobuf", "sqlite", "jemalloc", "gtest", "gmock")
 
 
@@ -113,11 +155,25 @@ class InstalledLibraryTest(unittest.TestCase):
         cls.library_build = release.with_name(release.name + "-library-only")
         configure = ["cmake", "-S", str(SOURCE), "-B", str(cls.library_build), "-G", "Ninja",
                      "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DTENURE_LIBRARY_ONLY=ON",
-                     f"-DCMAKE_INSTALL_PREFIX={cls.prefix}"]
-        configure += [f"-DCMAKE_DISABLE_FIND_PACKAGE_{p}=ON" for p in HIDDEN_PACKAGES]
-        cls.configure_output = run(configure).stdout
-        cls.build_output = run(["cmake", "--build", str(cls.library_build), "-j2"]).stdout
-        run(["cmake", "--install", str(cls.library_build)])
+                     # The release build's flags exactly (its objects come from ccache).
+                     "-DTENURE_WERROR=ON", f"-DCMAKE_INSTALL_PREFIX={cls.prefix}"]
+        build = ["cmake", "--build", str(cls.library_build), "-j2"]
+        install = ["cmake", "--install", str(cls.library_build)]
+        if can_hide_packages():
+            # The build folder is configured afresh: a cache from a run with the packages
+            # visible would not show what a machine without them does.
+            shutil.rmtree(cls.library_build / "CMakeCache.txt", ignore_errors=True)
+            if (cls.library_build / "CMakeCache.txt").exists():
+                (cls.library_build / "CMakeCache.txt").unlink()
+            cls.hidden_output = run(["unshare", "--mount", "--propagation", "private", sys.executable, "-c",
+                                     WITHOUT_SERVER_PACKAGES, " ".join(SERVER_DEV_PACKAGES),
+                                     json.dumps([configure, build, install])]).stdout
+        else:
+            cls.hidden_output = ""
+            configure += [f"-DCMAKE_DISABLE_FIND_PACKAGE_{p}=ON" for p in HIDDEN_PACKAGES]
+            run(configure)
+            run(build)
+            run(install)
         cls.server = Server(COORDINATED_FLAGS)
         cls.addClassCleanup(cls.server.cleanup)
         cls.server.start()
@@ -137,6 +193,8 @@ class InstalledLibraryTest(unittest.TestCase):
     # -- the library-only configuration --------------------------------------------------------
 
     def test_library_only_build_needs_none_of_the_servers_packages(self):
+        if can_hide_packages():
+            self.assertRegex(self.hidden_output, r"hid \d+ files of \d+ packages")
         ninja = (self.library_build / "build.ninja").read_text().lower()
         for word in SERVER_ONLY_WORDS:
             self.assertNotIn(word, ninja, f"the library-only build uses {word}")

@@ -46,6 +46,9 @@ class DebianPackagesTest(unittest.TestCase):
                 raise unittest.SkipTest(f"{tool} is not installed")
         if os.geteuid() != 0:
             raise unittest.SkipTest("installing packages into an overlay needs root")
+        if subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            raise unittest.SkipTest("mount namespaces are not allowed here (a container without CAP_SYS_ADMIN)")
         self.work = tempfile.mkdtemp(prefix="tenure-packages-test-")
         self.addCleanup(shutil.rmtree, self.work, True)
         self.build = Path(tenure_bin()).resolve().parents[2]
@@ -88,7 +91,7 @@ class DebianPackagesTest(unittest.TestCase):
         # The overlay went with its namespace: the machine's own package database never saw them.
         status = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", "tenure"], stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True).stdout
-        self.assertNotIn("installed", status)
+        self.assertNotEqual(status, "install ok installed")
 
 if __name__ == "__main__":
     unittest.main()
