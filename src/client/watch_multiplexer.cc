@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "api/api_paths.h"
+#include "client/watch_event_head.h"
 #include "tenure/log.h"
 
 namespace tenure::client {
@@ -28,6 +30,11 @@ class CollectionWatch {
     entry->name = name;
     entry->handler = std::move(handler);
     entries_[id] = entry;
+    if (name.empty()) {
+      collection_subscribers_[id] = entry;
+    } else {
+      by_name_[name][id] = entry;
+    }
     if (!thread_.joinable()) {
       thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
     } else if (name.empty()) {
@@ -46,6 +53,12 @@ class CollectionWatch {
       if (it != entries_.end()) {
         entry = it->second;
         entries_.erase(it);
+        if (entry->name.empty()) {
+          collection_subscribers_.erase(id);
+        } else if (auto named = by_name_.find(entry->name); named != by_name_.end()) {
+          named->second.erase(id);
+          if (named->second.empty()) by_name_.erase(named);
+        }
       }
       empty = entries_.empty();
     }
@@ -85,19 +98,30 @@ class CollectionWatch {
   };
 
   // Collection subscribers (name "") get every event, and "SYNCED" after each complete listing.
+  // Subscribers are found by name: a process with thousands of electors on one collection pays
+  // for the event's own subscribers only, not for every subscriber.
   void Deliver(const std::string& type, const json& object) {
     std::string name = object.value("/metadata/name"_json_pointer, std::string());
     std::vector<std::shared_ptr<Entry>> targets;
     {
       std::lock_guard lock(mu_);
-      for (const auto& [id, e] : entries_) {
-        if (e->name.empty() || (type != "SYNCED" && e->name == name)) targets.push_back(e);
+      for (const auto& [id, e] : collection_subscribers_) targets.push_back(e);
+      if (type != "SYNCED") {
+        if (auto named = by_name_.find(name); named != by_name_.end()) {
+          for (const auto& [id, e] : named->second) targets.push_back(e);
+        }
       }
     }
     for (const auto& e : targets) {
       std::lock_guard lock(e->mu);
       if (e->alive) e->handler(type, object);
     }
+  }
+
+  // Whether any subscriber would receive an event about `name`.
+  bool Wanted(const std::string& name) {
+    std::lock_guard lock(mu_);
+    return !collection_subscribers_.empty() || by_name_.count(name) > 0;
   }
 
   // Names are unique per namespace only: a collection of all namespaces is keyed by both.
@@ -208,28 +232,31 @@ class CollectionWatch {
           }
           break;
         }
-        json event = json::parse(*line, nullptr, false);
-        if (!event.is_object()) continue;
-        std::string type = event.value("type", "");
-        const json& object = event["object"];
-        if (type == "ERROR") {
-          if (object.value("code", 0) == 410) {
+        // The event's head first: an event about an object nobody here subscribed to is
+        // never parsed whole (a process's electors see every Lease of their namespace).
+        WatchEventHead head;
+        if (!ReadWatchEventHead(*line, head)) continue;
+        if (head.type == "ERROR") {
+          json event = json::parse(*line, nullptr, false);
+          if (event.is_object() && event["object"].value("code", 0) == 410) {
             Log(LogLevel::kInfo, "watch", "resourceVersion expired; listing again",
                 {{"path", path_}, {"resource_version", rv}});
             rv.clear();  // expired: relist
           }
           break;
         }
-        std::string object_rv =
-            object.value("/metadata/resourceVersion"_json_pointer, std::string());
-        if (!object_rv.empty()) rv = object_rv;
-        if (type == "BOOKMARK") continue;
-        if (type == "DELETED")
-          known_.erase(KeyOf(object));
+        if (!head.resource_version.empty()) rv = head.resource_version;
+        if (head.type == "BOOKMARK") continue;
+        ObjectKey key{head.namespace_, head.name};
+        if (head.type == "DELETED")
+          known_.erase(key);
         else
-          known_.insert(KeyOf(object));
-        Deliver(type, object);
+          known_.insert(std::move(key));
         delay = std::chrono::milliseconds(100);
+        if (!Wanted(head.name)) continue;
+        json event = json::parse(*line, nullptr, false);
+        if (!event.is_object()) continue;
+        Deliver(head.type, event["object"]);
       }
       connected_ = false;
       {
@@ -245,7 +272,10 @@ class CollectionWatch {
   std::string path_;
   std::mutex mu_;
   int next_id_ = 0;
-  std::map<int, std::shared_ptr<Entry>> entries_;
+  std::map<int, std::shared_ptr<Entry>> entries_;  // every subscriber, by id
+  // The same subscribers, by what they receive (guarded by mu_ too).
+  std::map<int, std::shared_ptr<Entry>> collection_subscribers_;
+  std::unordered_map<std::string, std::map<int, std::shared_ptr<Entry>>> by_name_;
   std::set<ObjectKey> known_;  // objects present, for DELETED after a relist
   std::atomic<bool> connected_{false};
   std::mutex conn_mu_;

@@ -38,13 +38,18 @@ void DeadlineTimers::WakeLocked() {
   wake_ = std::stop_source();
 }
 
+void DeadlineTimers::WakeIfSoonerLocked(Clock::TimePoint deadline) {
+  if (by_deadline_.empty() || deadline < by_deadline_.begin()->first) WakeLocked();
+}
+
 uint64_t DeadlineTimers::Add(Clock::TimePoint deadline, std::function<void()> fire) {
   uint64_t id;
   {
     std::lock_guard lock(mu_);
     id = next_id_++;
+    WakeIfSoonerLocked(deadline);
     timers_[id] = Timer{deadline, std::move(fire)};
-    WakeLocked();
+    by_deadline_.emplace(deadline, id);
   }
   idle_.notify_all();
   return id;
@@ -54,24 +59,29 @@ void DeadlineTimers::Move(uint64_t id, Clock::TimePoint deadline) {
   std::lock_guard lock(mu_);
   auto it = timers_.find(id);
   if (it == timers_.end()) return;
+  by_deadline_.erase({it->second.deadline, id});
+  WakeIfSoonerLocked(deadline);
   it->second.deadline = deadline;
-  WakeLocked();
+  by_deadline_.emplace(deadline, id);
 }
 
 void DeadlineTimers::Cancel(uint64_t id) {
+  // No wake: a thread sleeping for this deadline wakes to find nothing due and sleeps again.
   std::lock_guard lock(mu_);
-  if (timers_.erase(id) > 0) WakeLocked();
+  auto it = timers_.find(id);
+  if (it == timers_.end()) return;
+  by_deadline_.erase({it->second.deadline, id});
+  timers_.erase(it);
 }
 
 void DeadlineTimers::Loop(std::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
-    if (timers_.empty()) {
-      idle_.wait(lock, stop, [&] { return !timers_.empty(); });
+    if (by_deadline_.empty()) {
+      idle_.wait(lock, stop, [&] { return !by_deadline_.empty(); });
       continue;
     }
-    Clock::TimePoint earliest = Clock::TimePoint::max();
-    for (const auto& [id, t] : timers_) earliest = std::min(earliest, t.deadline);
+    Clock::TimePoint earliest = by_deadline_.begin()->first;
     if (clock_->now() < earliest) {
       std::stop_token wake = wake_.get_token();
       lock.unlock();
@@ -89,13 +99,11 @@ void DeadlineTimers::Loop(std::stop_token stop) {
     }
     std::vector<std::function<void()>> due;
     Clock::TimePoint now = clock_->now();
-    for (auto it = timers_.begin(); it != timers_.end();) {
-      if (it->second.deadline <= now) {
-        due.push_back(std::move(it->second.fire));
-        it = timers_.erase(it);
-      } else {
-        ++it;
-      }
+    while (!by_deadline_.empty() && by_deadline_.begin()->first <= now) {
+      auto timer = timers_.find(by_deadline_.begin()->second);
+      due.push_back(std::move(timer->second.fire));
+      timers_.erase(timer);
+      by_deadline_.erase(by_deadline_.begin());
     }
     lock.unlock();
     for (auto& fire : due) fire();

@@ -1,6 +1,8 @@
 // DeadlineTimers: one thread per Clock that fires callbacks at deadlines on that clock, shared
 // by every TermGuard of the process (a thread per elector would cost memory with many
 // electors). Callbacks must be quick and must not block: they only request stops.
+// Add, Move and Cancel cost O(log n) in the number of timers, and the thread wakes only when the
+// earliest deadline comes sooner: a renewal moves its term's deadline later, which wakes nobody.
 #pragma once
 
 #include <condition_variable>
@@ -9,7 +11,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <utility>
 
 #include "tenure/clock.h"
 
@@ -34,11 +38,14 @@ class DeadlineTimers {
   };
   void Loop(std::stop_token stop);
   void WakeLocked();
+  // Wakes the thread when `deadline` is sooner than every deadline it may be sleeping for.
+  void WakeIfSoonerLocked(Clock::TimePoint deadline);
 
   std::shared_ptr<Clock> clock_;
   std::mutex mu_;
   std::condition_variable_any idle_;  // real wait while there is no timer at all
   std::map<uint64_t, Timer> timers_;
+  std::set<std::pair<Clock::TimePoint, uint64_t>> by_deadline_;  // the same timers, soonest first
   uint64_t next_id_ = 1;
   std::stop_source wake_;  // interrupts the clock sleep when the earliest deadline changes
   std::jthread thread_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "election/jitter.h"
@@ -76,6 +77,8 @@ struct Elector::State {
   // Records the watch delivered so far: a change that arrives between a look at the record and
   // the sleep that follows (before wake_source exists) must still cut that sleep short.
   uint64_t watched_changes = 0;
+  // While a watching follower waits for the lease it saw to expire: until when.
+  std::optional<Clock::TimePoint> follower_waits_until;
   // on_started_leading calls, each with a source fired when it returned (a handover waits on
   // it); finished ones are joined while renewing (their stacks are freed), the rest by ~Elector.
   struct Worker {
@@ -206,10 +209,16 @@ struct Elector::State {
     return view.leading && term_token.stop_requested();
   }
 
-  // From the lock's watch: no request is made; a waiting follower re-evaluates.
+  // From the lock's watch: no request is made; a waiting follower re-evaluates when the change
+  // brings its next step sooner (with thousands of electors in a process, waking every follower
+  // at each renewal of its leader would cost a thread switch per renewal for nothing).
   void OnWatched(const ObservedRecord& record) {
     Observe(record);
     std::lock_guard lock(mu);
+    if (follower_waits_until &&
+        !election::FollowerWakesFor(view, rules, clock().now(), *follower_waits_until)) {
+      return;
+    }
     ++watched_changes;
     wake_source.request_stop();
   }
@@ -320,16 +329,23 @@ struct Elector::State {
 
   // Sleeps until `deadline` or until the lock's watch reports a change (or stop).
   // `seen` is watched_changes when the caller last looked at the record: a later change ends
-  // the wait at once.
-  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop, uint64_t seen) {
+  // the wait at once. A watching follower (`follower`) is woken only by a change that brings its
+  // next step before `deadline` (FollowerWakesFor); any other sleeper by every change.
+  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop, uint64_t seen,
+                        bool follower = false) {
     std::stop_source wake;
     {
       std::lock_guard lock(mu);
       if (watched_changes != seen) return;
       wake_source = wake;
+      if (follower) follower_waits_until = deadline;
     }
-    std::stop_callback forward(stop, [&] { wake.request_stop(); });
-    clock().SleepUntil(deadline, wake.get_token());
+    {
+      std::stop_callback forward(stop, [&] { wake.request_stop(); });
+      clock().SleepUntil(deadline, wake.get_token());
+    }
+    std::lock_guard lock(mu);
+    follower_waits_until.reset();
   }
 
   // Returns true once leading, false when stopped.
@@ -345,8 +361,8 @@ struct Elector::State {
       }
       if (!step.attempt) {
         // A watching follower: no request until the observed lease expires or the record
-        // changes.
-        SleepUntilChange(step.until, stop, seen);
+        // changes so that it may act sooner.
+        SleepUntilChange(step.until, stop, seen, /*follower=*/true);
         continue;
       }
       if (auto version = TryAcquireOrRenew(config.renew_deadline)) {

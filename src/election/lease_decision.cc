@@ -44,6 +44,12 @@ FollowerStep NextFollowerStep(const ElectorView& view, const Rules& rules, Clock
   return {.attempt = false, .until = ExpiresAt(*view.seen)};
 }
 
+bool FollowerWakesFor(const ElectorView& view, const Rules& rules, Clock::TimePoint now,
+                      Clock::TimePoint waiting_until) {
+  FollowerStep step = NextFollowerStep(view, rules, now, /*watching=*/true);
+  return step.attempt || step.until < waiting_until;
+}
+
 Clock::TimePoint MustStopBy(const ElectorView& view, const Rules& rules) {
   return view.last_renew_sent + rules.usable_lease;
 }

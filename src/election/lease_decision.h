@@ -67,6 +67,12 @@ struct FollowerStep {
 };
 FollowerStep NextFollowerStep(const ElectorView& view, const Rules& rules, Clock::TimePoint now,
                               bool watching);
+// A watching follower that waits until `waiting_until` has seen a change of the record: whether
+// it must wake to decide again, i.e. whether its next step now comes sooner. A renewal by the
+// holder only moves the expiry later, so it wakes nobody; a release, a new holder with a
+// shorter lease or a deletion does.
+bool FollowerWakesFor(const ElectorView& view, const Rules& rules, Clock::TimePoint now,
+                      Clock::TimePoint waiting_until);
 
 // The latest moment the leader may still act: the stop-before-takeover guarantee.
 Clock::TimePoint MustStopBy(const ElectorView& view, const Rules& rules);

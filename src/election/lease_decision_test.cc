@@ -76,6 +76,22 @@ TEST(LeaseDecisionTest, AWatchingFollowerWaitsUntilExpiryAndAPollingOneAttempts)
   EXPECT_TRUE(NextFollowerStep(Seeing(Held("")), Me(), kT0, true).attempt);
 }
 
+TEST(LeaseDecisionTest, AWaitingFollowerWakesOnlyForAChangeThatBringsItsNextStepSooner) {
+  // It waits until kT0 + 15 s, when the lease it saw at kT0 runs out.
+  Clock::TimePoint waiting_until = kT0 + 15s;
+  // The holder renewed, seen at kT0 + 2 s: the expiry moves later, nothing to do sooner.
+  EXPECT_FALSE(
+      FollowerWakesFor(Seeing(Held("other"), 11, kT0 + 2s), Me(), kT0 + 2s, waiting_until));
+  // Released, taken by another with a 5 s lease, or taken by this candidate elsewhere: sooner.
+  EXPECT_TRUE(FollowerWakesFor(Seeing(Held(""), 11, kT0 + 2s), Me(), kT0 + 2s, waiting_until));
+  EXPECT_TRUE(
+      FollowerWakesFor(Seeing(Held("third", 5), 11, kT0 + 2s), Me(), kT0 + 2s, waiting_until));
+  EXPECT_TRUE(FollowerWakesFor(Seeing(Held("me"), 11, kT0 + 2s), Me(), kT0 + 2s, waiting_until));
+  // Seen when the wait is over anyway.
+  EXPECT_TRUE(
+      FollowerWakesFor(Seeing(Held("other"), 11, kT0 - 16s), Me(), kT0 + 2s, waiting_until));
+}
+
 TEST(LeaseDecisionTest, TheLeaderMustStopItsUsableLeaseAfterItsLastRenewalWasSent) {
   ElectorView view;
   view.last_renew_sent = kT0;

@@ -92,6 +92,10 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   Authentication authentication = Authenticate(request);
   RequestInfo info = ParseRequestInfo(request);
+  if (options_.request_metrics) {
+    responder = options_.request_metrics->Counting(RequestMetrics::MetricVerb(info, request),
+                                                   std::move(responder));
+  }
   if (authentication.outcome == Authentication::Outcome::kUnauthorized) {
     // Recorded too, without a user: who tried with what.
     if (options_.auditor) {

@@ -18,6 +18,7 @@
 #include "server/http_server.h"
 #include "server/metrics_endpoint.h"
 #include "server/openapi.h"
+#include "server/request_metrics.h"
 #include "server/resource_api.h"
 #include "server/review_api.h"
 #include "server/token_request.h"
@@ -42,6 +43,8 @@ struct ApiServerOptions {
   std::shared_ptr<const ServiceAccountTokens> service_account_tokens;
   // Records requests to the audit log (audit.h); null: no audit log.
   std::shared_ptr<Auditor> auditor;
+  // Counts every request by verb and status code (request_metrics.h); null: not counted.
+  std::shared_ptr<RequestMetrics> request_metrics;
 };
 
 class ApiServer final : public HttpHandler {

@@ -154,8 +154,12 @@ struct ResourceApi::Call {
   }
 };
 
-ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock)
-    : store_(std::move(store)), clock_(std::move(clock)), waiter_(store_, clock_) {}
+ResourceApi::ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock,
+                         std::shared_ptr<RequestMetrics> metrics)
+    : store_(std::move(store)),
+      clock_(std::move(clock)),
+      metrics_(std::move(metrics)),
+      waiter_(store_, clock_) {}
 
 void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, HttpRequest request,
                          std::shared_ptr<Responder> responder, WriteAdmission admit,
@@ -318,6 +322,7 @@ void ResourceApi::Watch(std::shared_ptr<Call> call) {
   }
   options.filter = std::move(*filter);
   options.format = call->format;
+  options.metrics = metrics_;
   // sendInitialEvents (watch-list) says whether the current state comes first; without it, a
   // watch from "" or "0" starts with it (the legacy form).
   options.send_initial_state = query->send_initial_events.value_or(rv_text.empty() || *rv == 0);

@@ -18,6 +18,7 @@
 #include "server/http_server.h"
 #include "server/patch.h"
 #include "server/request_info.h"
+#include "server/request_metrics.h"
 #include "server/revision_waiter.h"
 #include "store/store.h"
 #include "tenure/clock.h"
@@ -26,7 +27,9 @@ namespace tenure::server {
 
 class ResourceApi {
  public:
-  ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock);
+  // `metrics` (optional) counts the events sent to watchers.
+  ResourceApi(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock,
+              std::shared_ptr<RequestMetrics> metrics = nullptr);
 
   // `kind` is the kind info.resource names; `info.version` is one it serves. Every object the
   // request writes must also pass `admit` (none when empty). `warnings` go with the answer
@@ -79,6 +82,7 @@ class ResourceApi {
 
   std::shared_ptr<store::Store> store_;
   std::shared_ptr<Clock> clock_;
+  std::shared_ptr<RequestMetrics> metrics_;
   RevisionWaiter waiter_;  // reads of versions not reached yet wait here, up to 3 s
 };
 

@@ -90,7 +90,8 @@ class ServerImpl final : public Server {
     auto store = OpenStore(options);
     if (!store.ok()) return store.status();
     store_ = std::move(*store);
-    auto resources = std::make_shared<ResourceApi>(store_, Clock::Real());
+    request_metrics_ = std::make_shared<RequestMetrics>();
+    auto resources = std::make_shared<ResourceApi>(store_, Clock::Real(), request_metrics_);
     const api::KindInfo* ns = api::FindByResource("", "namespaces");
     for (const char* name : kBuiltinNamespaces) {
       Status s = resources->EnsureExists(
@@ -133,7 +134,9 @@ class ServerImpl final : public Server {
     api_options.version = options.version;
     api_options.server_address = ServerAddress(options);
     metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
+    metrics_->Add([counters = request_metrics_] { return counters->Render(); });
     api_options.metrics = metrics_;
+    api_options.request_metrics = request_metrics_;
     api_options.admission = options.admission;
     api_options.policy = *policy;
     auto tokens = ServiceAccountTokens::Open(credentials_.service_account_key_file,
@@ -190,6 +193,7 @@ class ServerImpl final : public Server {
   std::unique_ptr<NamespaceController> namespaces_;
   std::unique_ptr<HttpServer> http_;
   std::shared_ptr<MetricsEndpoint> metrics_;
+  std::shared_ptr<RequestMetrics> request_metrics_;
   std::string url_;
 };
 

@@ -31,7 +31,9 @@ const char* EventTypeName(store::Event::Type type) {
 class WatchSession : public std::enable_shared_from_this<WatchSession> {
  public:
   WatchSession(std::shared_ptr<Clock> clock, WatchOptions options)
-      : clock_(std::move(clock)), options_(std::move(options)) {}
+      : clock_(std::move(clock)), options_(std::move(options)) {
+    if (options_.metrics) kind_index_ = options_.metrics->KindIndex(*options_.kind);
+  }
 
   void Attach(std::shared_ptr<ResponseStream> stream) { stream_ = std::move(stream); }
 
@@ -43,7 +45,10 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     line +=
         RenderObject(options_.format, *options_.kind, options_.version, stored, revision, *clock_);
     line += "}\n";
-    if (stream_->Write(std::move(line), bounded)) return true;
+    if (stream_->Write(std::move(line), bounded)) {
+      if (options_.metrics) options_.metrics->CountWatchEvents(kind_index_, options_.version, 1);
+      return true;
+    }
     if (stream_->overflowed()) EndTooSlow();
     return false;
   }
@@ -117,6 +122,7 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
  private:
   std::shared_ptr<Clock> clock_;
   WatchOptions options_;
+  size_t kind_index_ = 0;  // for options_.metrics
   std::shared_ptr<ResponseStream> stream_;
   std::atomic<int64_t> last_revision_{0};
   std::mutex mu_;

@@ -13,6 +13,7 @@
 
 #include "api/kinds.h"
 #include "server/http_server.h"
+#include "server/request_metrics.h"
 #include "server/response_format.h"
 #include "store/store.h"
 #include "tenure/clock.h"
@@ -34,6 +35,8 @@ struct WatchOptions {
   bool bookmarks = false;
   std::optional<std::chrono::seconds> timeout;  // default: 30 to 60 minutes, as kube-apiserver
   std::chrono::milliseconds bookmark_interval{std::chrono::seconds(60)};
+  // Counts the events sent (apiserver_watch_events_total); null: not counted.
+  std::shared_ptr<RequestMetrics> metrics;
 };
 
 void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> clock,
