@@ -49,8 +49,15 @@ Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
 Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
   auto record = ReadRecord(object);
   if (!record.ok()) return record;
+  // Kept without its managedFields: an update that omits them keeps the stored ones (kube's
+  // field manager starts from the live object's), so every renewal neither copies nor sends
+  // them, and the server does not decode them again.
+  json kept = object;
+  if (auto meta = kept.find("metadata"); meta != kept.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
   std::lock_guard lock(mu_);
-  cached_ = object;
+  cached_ = std::move(kept);
   return record;
 }
 

@@ -153,6 +153,32 @@ TEST_F(LibraryServerTest, EveryConfigMapRenewalChangesTheRecordWithinOneSecond) 
   }
 }
 
+TEST_F(LibraryServerTest, RenewalsWithoutManagedFieldsKeepTheLeasesEntry) {
+  auto cluster = Connect();
+  auto lock = NewLeaseLock(cluster, {"default", "fields", "a", false});
+  LeaderElectionRecord r;
+  r.holder_identity = "a";
+  r.lease_duration_seconds = 15;
+  r.acquire_time = r.renew_time = *api::ParseTime("2026-12-02T10:00:00.100000Z");
+  ASSERT_TRUE(lock->Create(r, 5s).ok());
+  for (int i = 0; i < 3; ++i) {
+    r.renew_time += 2s;
+    auto renewed = lock->Update(r, 5s);
+    ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
+  }
+  // The lock sends its updates without managedFields: the server keeps one entry for the lock's
+  // manager, updated by each renewal.
+  auto lease = KubeClientOf(*cluster).Call(
+      "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/fields", nullptr, 5s);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  const auto& fields = (*lease)["metadata"]["managedFields"];
+  ASSERT_TRUE(fields.is_array()) << lease->dump();
+  ASSERT_EQ(fields.size(), 1u) << fields.dump();
+  EXPECT_EQ(fields[0]["operation"], "Update");
+  EXPECT_TRUE(fields[0]["fieldsV1"].contains("f:spec")) << fields.dump();
+  EXPECT_EQ((*lease)["spec"]["renewTime"], "2026-12-02T10:00:06.100000Z");
+}
+
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
   auto cluster = Connect();
   std::vector<std::unique_ptr<Candidate>> group;
