@@ -1,6 +1,9 @@
 // EndpointRotation::Failed and MayRetryElsewhere: sticky round robin over API server replicas.
 #include "client/endpoint_rotation.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace tenure::client {
 
 size_t EndpointRotation::Failed(size_t index) {
@@ -13,6 +16,14 @@ size_t EndpointRotation::Failed(size_t index) {
 bool MayRetryElsewhere(const std::string& method, bool sent) {
   if (method == "GET" || method == "HEAD") return true;
   return !sent;
+}
+
+std::chrono::milliseconds EndpointShare(std::chrono::nanoseconds left, size_t untried) {
+  using std::chrono::milliseconds;
+  if (left <= std::chrono::nanoseconds::zero()) return milliseconds::zero();
+  // Divided as a signed count: a duration divided by a size_t is computed unsigned.
+  auto share = left / static_cast<int64_t>(std::max<size_t>(untried, 1));
+  return std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(share));
 }
 
 }  // namespace tenure::client

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -34,5 +35,10 @@ class EndpointRotation {
 // caller gets the error and re-reads (client-go semantics; optimistic concurrency then shows
 // whether it was applied).
 bool MayRetryElsewhere(const std::string& method, bool sent);
+
+// What one endpoint's try may take of `left`, the time that remains of a call: an even share
+// among the `untried` endpoints, at least 1 ms; zero when nothing is left (the request is then
+// not sent: it could only time out, and a server must not be told a timeout it cannot keep).
+std::chrono::milliseconds EndpointShare(std::chrono::nanoseconds left, size_t untried);
 
 }  // namespace tenure::client

@@ -40,5 +40,17 @@ TEST(MayRetryElsewhereTest, ReadsAlwaysWritesOnlyWhenNeverSent) {
   EXPECT_FALSE(MayRetryElsewhere("PATCH", true));
 }
 
+TEST(EndpointShareTest, AnEvenShareOfWhatIsLeftAndNothingWhenNothingIsLeft) {
+  using namespace std::chrono_literals;
+  EXPECT_EQ(EndpointShare(10s, 1), 10s);
+  EXPECT_EQ(EndpointShare(10s, 2), 5s);
+  EXPECT_EQ(EndpointShare(10s, 3), 3333ms);
+  EXPECT_EQ(EndpointShare(300us, 1), 1ms);  // a little left: 1 ms, the smallest timeout sent
+  // Waiting for a connection used it all up: nothing to send, not a wrapped huge timeout.
+  EXPECT_EQ(EndpointShare(0ns, 1), 0ms);
+  EXPECT_EQ(EndpointShare(-5ms, 1), 0ms);
+  EXPECT_EQ(EndpointShare(-1ns, 3), 0ms);
+}
+
 }  // namespace
 }  // namespace tenure::client

@@ -209,8 +209,13 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
       // share of what is left, not all of it: a read then still has time on the next endpoint,
       // and a write's caller (a leader renewing) still has time to read and write there.
       size_t untried = endpoints_.size() - attempt;
-      auto share = std::chrono::duration_cast<std::chrono::milliseconds>(left / untried);
-      auto ms = std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1), share);
+      auto ms = EndpointShare(left, untried);
+      if (ms == std::chrono::milliseconds::zero()) {
+        // Waiting for a free connection took what was left of the call.
+        ReturnConnection(std::move(pooled));
+        reply = Status::Timeout(method + " " + path + ": no time left to send it");
+        break;
+      }
       // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
       // gives up in time and shares the time among etcd members instead of hanging on one.
       std::string target = config_.path_prefix +

@@ -1,6 +1,13 @@
 // Clock::Real (RealClock) and FakeClock: the real clock, and one tests advance by hand.
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
+#include <ctime>
 #include <mutex>
 #include <thread>
 
@@ -9,15 +16,40 @@
 
 namespace tenure {
 namespace {
+// FUTEX_WAIT_BITSET's absolute timeout on CLOCK_MONOTONIC, which is steady_clock's on Linux;
+// a deadline past the range of timespec is a year from now (the caller's loop waits again).
+timespec MonotonicDeadline(Clock::TimePoint deadline) {
+  auto now = std::chrono::steady_clock::now();
+  auto year = std::chrono::hours(24 * 365);
+  if (deadline - now > year) deadline = now + year;
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch());
+  return timespec{static_cast<time_t>(ns.count() / 1'000'000'000),
+                  static_cast<long>(ns.count() % 1'000'000'000)};
+}
+
 class RealClock final : public Clock {
  public:
   TimePoint now() const override { return std::chrono::steady_clock::now(); }
   WallTime wall_now() const override { return std::chrono::system_clock::now(); }
+  // A futex wait rather than a condition variable: waking from a timed condition wait leaves
+  // glibc's mutex marked contended, so its unlock costs a FUTEX_WAKE system call at every sleep.
+  // Every elector sleeps between renewals; with thousands in a process that call was a tenth of
+  // the process's CPU. Here a sleep that times out makes one system call, and a stop one more.
   bool SleepUntil(TimePoint deadline, std::stop_token stop) const override {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    cv.wait_until(lock, stop, deadline, [] { return false; });
+    std::atomic<uint32_t> stopped{0};
+    // Destroyed before `stopped`: the destructor waits for a run of the callback in progress.
+    std::stop_callback wake(stop, [&stopped] {
+      stopped.store(1, std::memory_order_release);
+      syscall(SYS_futex, &stopped, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    });
+    while (stopped.load(std::memory_order_acquire) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      timespec until = MonotonicDeadline(deadline);
+      // Returns at the deadline (ETIMEDOUT), on the wake, at once when `stopped` is no longer 0
+      // (EAGAIN), or on a signal (EINTR): the loop looks again in every case.
+      syscall(SYS_futex, &stopped, FUTEX_WAIT_BITSET_PRIVATE, 0, &until, nullptr,
+              FUTEX_BITSET_MATCH_ANY);
+    }
     return !stop.stop_requested();
   }
 };
