@@ -107,10 +107,12 @@ def main() -> None:
     ap.add_argument("--png", default=os.path.join(REPO, "docs", "images", "scale-cost-curve.png"))
     args = ap.parse_args()
     rows = load(args.results, args.run)
-    steady = [r for r in rows if r["kind"] == "steady"]
+    steady = [r for r in rows if r["kind"] == "steady" and "error" not in r]
     if not steady:
         sys.exit(f"no steady runs in {args.results}")
     print(table(steady))
+    for r in sorted((r for r in rows if "error" in r), key=lambda r: (r["store"], r["elections"])):
+        print(f"\n{r['store']}, {r['elections']:,} elections: not carried ({r['error']})")
     for r in sorted((r for r in rows if r["kind"] == "failover"), key=lambda r: r["store"]):
         print(f"\nfailover, {r['store']}: {r['leases']:,} leases; takeover after the last renewal p50 "
               f"{r['takeover_p50_s']:.3f} s, p99 {r['takeover_p99_s']:.3f} s, max {r['takeover_max_s']:.3f} s; "

@@ -117,11 +117,12 @@ class Candidates:
             self.proc.wait()
 
 
-def wait_for(cond, timeout: float, what: str, interval: float = 0.2) -> None:
+def wait_for(cond, timeout: float, what: str, progress=None, interval: float = 0.2) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}")
+            got = f" ({progress()})" if progress else ""
+            raise RuntimeError(f"timed out after {timeout:.0f} s waiting for {what}{got}")
         time.sleep(interval)
 
 
@@ -222,13 +223,14 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         started = time.monotonic()
         for i, (first, count) in enumerate(ranges):
             procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count))
-        wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50, f"side a to lead {n} leases")
+        wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50,
+                 f"side a to lead {n} leases", lambda: f"{sum(p.get('leading') for p in procs)} lead")
         log(f"{store_kind} N={n}: side a leads all in {time.monotonic() - started:.1f} s")
         side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count)
                   for i, (first, count) in enumerate(ranges)]
         procs += side_b
         wait_for(lambda: sum(p.get("following") for p in side_b) == n, 120 + n / 50,
-                 f"side b to follow {n} leases")
+                 f"side b to follow {n} leases", lambda: f"{sum(p.get('following') for p in side_b)} follow")
         log(f"{store_kind} N={n}: side b follows; warming up {args.warmup} s")
         time.sleep(args.warmup)
 
@@ -371,9 +373,13 @@ def main() -> None:
     with open(args.out, "a") as out:
         for store_kind in args.stores.split(","):
             for n in [int(x) for x in args.elections.split(",") if x]:
-                r = steady_run(args, store_kind, n)
+                try:
+                    r = steady_run(args, store_kind, n)
+                    print_steady(r)
+                except RuntimeError as e:  # the machine could not carry N: recorded as such
+                    r = {"kind": "steady", "store": store_kind, "elections": n, "error": str(e)}
+                    print(f"{store_kind:6} N={n:6}  not carried: {e}", flush=True)
                 r["run"] = stamp
-                print_steady(r)
                 out.write(json.dumps(r) + "\n")
                 out.flush()
             if args.failover > 0:
