@@ -21,6 +21,7 @@ COLUMNS = [
     ("store", "store", "{}"),
     ("elections", "elections", "{:,}"),
     ("server CPU %", "server_cpu_pct", "{:.0f}"),
+    ("etcd CPU %", "etcd_cpu_pct", "{:.0f}"),
     ("server RSS MiB", "server_rss_mib", "{:.0f}"),
     ("KiB/lease", "server_kib_per_lease", "{:.1f}"),
     ("renewals/s", "renewals_per_s", "{:,.0f}"),
@@ -74,7 +75,7 @@ def plot(rows: list[dict], png: str) -> None:
         ("server CPU (% of one core)", [("server_cpu_pct", "")]),
         ("server RSS (MiB)", [("server_rss_mib", "")]),
         ("renewal latency (ms, log)", [("renew_p50_ms", " p50"), ("renew_p99_ms", " p99")]),
-        ("candidates: CPU % and KiB per 1,000 electors", [("candidate_cpu_pct", " CPU %"),
+        ("candidates: CPU % (all processes) and KiB per elector", [("candidate_cpu_pct", " CPU %"),
                                                            ("candidate_kib_per_elector", " KiB/elector")]),
     ]
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
@@ -88,8 +89,12 @@ def plot(rows: list[dict], png: str) -> None:
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("elections (2 candidates each)")
         ax.set_xscale("log")
+        sizes = sorted({r["elections"] for r in rows})
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+        ax.minorticks_off()
         if "log" in title:
             ax.set_yscale("log")
+            ax.grid(True, which="major", alpha=0.3)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("tenure serve: cost against the number of elections (default timings 15 s / 10 s / 2 s, 2 cores)",
@@ -113,7 +118,8 @@ def main() -> None:
     print(table(steady))
     for r in sorted((r for r in rows if "error" in r), key=lambda r: (r["store"], r["elections"])):
         print(f"\n{r['store']}, {r['elections']:,} elections: not carried ({r['error']})")
-    for r in sorted((r for r in rows if r["kind"] == "failover"), key=lambda r: r["store"]):
+    for r in sorted((r for r in rows if r["kind"] == "failover" and "error" not in r),
+                    key=lambda r: r["store"]):
         print(f"\nfailover, {r['store']}: {r['leases']:,} leases; takeover after the last renewal p50 "
               f"{r['takeover_p50_s']:.3f} s, p99 {r['takeover_p99_s']:.3f} s, max {r['takeover_max_s']:.3f} s; "
               f"last takeover {r['last_takeover_after_kill_s']:.2f} s after the kill; "

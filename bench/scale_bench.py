@@ -177,10 +177,11 @@ class Store:
         return r.raw.decode() if r.status == 200 else ""
 
     def cpu(self) -> float:
-        total = cpu_seconds(self.pid)
-        if self.etcd is not None:
-            total += cpu_seconds(self.etcd.procs[0].pid)
-        return total
+        """CPU seconds of tenure serve (etcd's are etcd_cpu's)."""
+        return cpu_seconds(self.pid)
+
+    def etcd_cpu(self) -> float:
+        return cpu_seconds(self.etcd.procs[0].pid) if self.etcd is not None else 0.0
 
     def rss(self) -> int:
         return rss_kib(self.pid)
@@ -234,7 +235,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         log(f"{store_kind} N={n}: side b follows; warming up {args.warmup} s")
         time.sleep(args.warmup)
 
-        m0, cpu0, t0 = store.metrics(), store.cpu(), time.monotonic()
+        m0, cpu0, etcd0, t0 = store.metrics(), store.cpu(), store.etcd_cpu(), time.monotonic()
         before = [p.snapshot() for p in procs]
         for p in procs:
             p.open_window()
@@ -243,7 +244,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
             time.sleep(1)
             rss_peak = max(rss_peak, store.rss())
         elapsed = time.monotonic() - t0
-        cpu1, m1, rss_end = store.cpu(), store.metrics(), store.rss()
+        cpu1, etcd1, m1, rss_end = store.cpu(), store.etcd_cpu(), store.metrics(), store.rss()
         lasts = [p.finish() for p in procs]
         elapsed_c = elapsed  # the processes' figures cover the same window, give or take a report
         renewals, p50, p99 = merged_quantiles(lasts)
@@ -276,6 +277,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
             "candidate_threads": sum(r["threads"] for r in lasts),
         }
         if store_kind == "etcd":
+            result["etcd_cpu_pct"] = round(100 * (etcd1 - etcd0) / elapsed, 1)
             result["etcd_rss_mib"] = round(rss_kib(store.etcd.procs[0].pid) / 1024, 1)
         return result
     finally:
@@ -332,6 +334,7 @@ def failover_run(args, store_kind: str, m: int) -> dict:
         fin = follower.finish()
         return {
             "kind": "failover", "store": store_kind, "leases": m,
+            "takeover_min_s": round(delays[0], 3),
             "takeover_p50_s": round(delays[len(delays) // 2], 3),
             "takeover_p99_s": round(delays[int(0.99 * (len(delays) - 1))], 3),
             "takeover_max_s": round(delays[-1], 3),
@@ -383,7 +386,14 @@ def main() -> None:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
             if args.failover > 0:
-                r = failover_run(args, store_kind, args.failover)
+                try:
+                    r = failover_run(args, store_kind, args.failover)
+                except RuntimeError as e:
+                    r = {"kind": "failover", "store": store_kind, "leases": args.failover, "error": str(e)}
+                    print(f"{store_kind:6} failover of {args.failover} leases not carried: {e}", flush=True)
+                    r["run"] = stamp
+                    out.write(json.dumps(r) + "\n")
+                    continue
                 r["run"] = stamp
                 print(f"{store_kind:6} failover of {r['leases']} leases: takeover after last renewal p50 "
                       f"{r['takeover_p50_s']:.3f} s p99 {r['takeover_p99_s']:.3f} s max {r['takeover_max_s']:.3f} s, "

@@ -132,6 +132,7 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
    public:
     explicit Stream(std::shared_ptr<Mailbox> box) : box_(std::move(box)) {}
     bool Write(std::string chunk, bool bounded) override {
+      bool first = false;
       {
         std::lock_guard lock(box_->mu_);
         if (box_->stream_closed_ || box_->stream_closing_) return false;
@@ -140,9 +141,13 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
           return false;
         }
         box_->buffered_ += chunk.size();
+        first = box_->chunks_.empty();
         box_->chunks_.push_back(std::move(chunk));
       }
-      box_->Wake();
+      // Only the chunk that finds the queue empty wakes the writer: for the others a wake is on
+      // its way already, or the writer is writing and takes the queue again before it waits (a
+      // watch's batch of events costs one wake-up, not one per event).
+      if (first) box_->Wake();
       return true;
     }
     bool overflowed() const override {
