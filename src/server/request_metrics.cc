@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "server/http_server.h"
+#include "server/observed_responder.h"
 #include "server/request_info.h"
 
 namespace tenure::server {
@@ -19,44 +20,39 @@ size_t VerbIndex(std::string_view verb) {
                                 : static_cast<size_t>(it - std::begin(kVerbs));
 }
 
-// Counts the request once, with the status of its answer (or of its stream's start).
-class CountingResponder final : public Responder {
+// Counts each request of one verb once, with the status of its answer (or of its stream's
+// start). One per verb, shared by every request.
+class CountingObserver final : public ResponseObserver {
  public:
-  CountingResponder(RequestMetrics& metrics, std::string_view verb,
-                    std::shared_ptr<Responder> inner)
-      : metrics_(metrics), verb_(verb), inner_(std::move(inner)) {}
-  void Reply(HttpResponse response) override {
-    metrics_.CountRequest(verb_, response.status);
-    inner_->Reply(std::move(response));
+  explicit CountingObserver(std::shared_ptr<RequestMetrics::CodeCounts> counts)
+      : counts_(std::move(counts)) {}
+  void Replied(const HttpResponse& response) override { Count(response.status); }
+  std::shared_ptr<ResponseStream> Streamed(int status,
+                                           std::shared_ptr<ResponseStream> stream) override {
+    Count(status);
+    return stream;
   }
-  void ReplyWith(std::function<HttpResponse()> make) override {
-    inner_->ReplyWith([make = std::move(make), &metrics = metrics_, verb = verb_] {
-      HttpResponse response = make();
-      metrics.CountRequest(verb, response.status);
-      return response;
-    });
-  }
-  void Post(std::function<void()> work) override { inner_->Post(std::move(work)); }
-  std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
-                                         std::chrono::steady_clock::time_point deadline,
-                                         std::chrono::milliseconds idle_interval,
-                                         std::function<void()> idle) override {
-    metrics_.CountRequest(verb_, status);
-    return inner_->Stream(status, std::move(content_type), deadline, idle_interval,
-                          std::move(idle));
+  void Count(int code) {
+    if (code < RequestMetrics::kLowestCode ||
+        code >= RequestMetrics::kLowestCode + RequestMetrics::kCodes) {
+      code = 500;
+    }
+    (*counts_)[static_cast<size_t>(code - RequestMetrics::kLowestCode)].fetch_add(
+        1, std::memory_order_relaxed);
   }
 
  private:
-  RequestMetrics& metrics_;  // outlives every request (owned by the server)
-  std::string_view verb_;    // one of kVerbs
-  std::shared_ptr<Responder> inner_;
+  std::shared_ptr<RequestMetrics::CodeCounts> counts_;  // kept while a request may answer
 };
 
 }  // namespace
 
 RequestMetrics::RequestMetrics() {
-  for (size_t i = 0; i < std::size(kVerbs); ++i)
-    requests_.push_back(std::make_unique<CodeCounts>());
+  for (size_t i = 0; i < std::size(kVerbs); ++i) {
+    auto counts = std::make_shared<CodeCounts>();
+    requests_.push_back(counts);
+    observers_.push_back(std::make_shared<CountingObserver>(std::move(counts)));
+  }
   for (const api::KindInfo* kind : api::AllKinds()) {
     auto& versions = watch_events_.emplace_back();
     for (size_t v = 0; v < kind->versions.size(); ++v) {
@@ -92,15 +88,9 @@ std::string_view RequestMetrics::MetricVerb(const RequestInfo& info, const HttpR
   return "OTHER";
 }
 
-void RequestMetrics::CountRequest(std::string_view verb, int code) {
-  if (code < kLowestCode || code >= kLowestCode + kCodes) code = 500;
-  (*requests_[VerbIndex(verb)])[static_cast<size_t>(code - kLowestCode)].fetch_add(
-      1, std::memory_order_relaxed);
-}
-
 std::shared_ptr<Responder> RequestMetrics::Counting(std::string_view verb,
                                                     std::shared_ptr<Responder> responder) {
-  return std::make_shared<CountingResponder>(*this, kVerbs[VerbIndex(verb)], std::move(responder));
+  return Observed(std::move(responder), observers_[VerbIndex(verb)]);
 }
 
 size_t RequestMetrics::KindIndex(const api::KindInfo& kind) const {

@@ -22,6 +22,7 @@ namespace tenure::server {
 
 struct HttpRequest;
 class Responder;
+class ResponseObserver;
 struct RequestInfo;
 
 class RequestMetrics {
@@ -30,7 +31,6 @@ class RequestMetrics {
 
   // kube's metric verb of a request ("LIST", "APPLY", "GET" for GET /version).
   static std::string_view MetricVerb(const RequestInfo& info, const HttpRequest& request);
-  void CountRequest(std::string_view verb, int code);
   // Wraps `responder` so that the request is counted with the status it is answered with.
   std::shared_ptr<Responder> Counting(std::string_view verb, std::shared_ptr<Responder> responder);
 
@@ -40,11 +40,13 @@ class RequestMetrics {
 
   std::string Render() const;
 
- private:
   static constexpr int kLowestCode = 100;
   static constexpr int kCodes = 500;  // 100..599; anything else counts as 500
   using CodeCounts = std::array<std::atomic<uint64_t>, kCodes>;
-  std::vector<std::unique_ptr<CodeCounts>> requests_;  // by verb (kVerbs' order)
+
+ private:
+  std::vector<std::shared_ptr<CodeCounts>> requests_;         // by verb (kVerbs' order)
+  std::vector<std::shared_ptr<ResponseObserver>> observers_;  // counting into requests_
   // By kind (api::AllKinds' order) and version (the kind's versions' order).
   std::vector<std::vector<std::unique_ptr<std::atomic<uint64_t>>>> watch_events_;
 };
