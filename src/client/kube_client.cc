@@ -203,7 +203,6 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
       auto taken = TakeConnection(endpoint, left);
       if (!taken.ok()) return taken.status();
       Pooled pooled = std::move(*taken);
-      ++requests_;
       left = deadline - std::chrono::steady_clock::now();
       // A replica that hangs (paused, or cut off while its connection stays open) gets an even
       // share of what is left, not all of it: a read then still has time on the next endpoint,
@@ -216,6 +215,7 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
         reply = Status::Timeout(method + " " + path + ": no time left to send it");
         break;
       }
+      ++requests_;
       // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
       // gives up in time and shares the time among etcd members instead of hanging on one.
       std::string target = config_.path_prefix +

@@ -245,6 +245,13 @@ class CollectionWatch {
           }
           break;
         }
+        // A wanted event is parsed whole before it counts as received: a line whose head reads
+        // but whose rest does not is skipped, and the resume point does not move past it.
+        json event;
+        if (head.type != "BOOKMARK" && Wanted(head.name)) {
+          event = json::parse(*line, nullptr, false);
+          if (!event.is_object()) continue;
+        }
         if (!head.resource_version.empty()) rv = head.resource_version;
         if (head.type == "BOOKMARK") continue;
         ObjectKey key{head.namespace_, head.name};
@@ -253,10 +260,7 @@ class CollectionWatch {
         else
           known_.insert(std::move(key));
         delay = std::chrono::milliseconds(100);
-        if (!Wanted(head.name)) continue;
-        json event = json::parse(*line, nullptr, false);
-        if (!event.is_object()) continue;
-        Deliver(head.type, event["object"]);
+        if (event.is_object()) Deliver(head.type, event["object"]);
       }
       connected_ = false;
       {

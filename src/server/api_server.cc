@@ -93,8 +93,7 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
   Authentication authentication = Authenticate(request);
   RequestInfo info = ParseRequestInfo(request);
   if (options_.request_metrics) {
-    responder = options_.request_metrics->Counting(RequestMetrics::MetricVerb(info, request),
-                                                   std::move(responder));
+    options_.request_metrics->CountAnswer(RequestMetrics::MetricVerb(info, request), *responder);
   }
   if (authentication.outcome == Authentication::Outcome::kUnauthorized) {
     // Recorded too, without a user: who tried with what.

@@ -204,6 +204,21 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     Wake();
   }
 
+  void OnAnswered(std::function<void(int status)> answered) override {
+    std::lock_guard lock(mu_);
+    on_answered_ = std::move(answered);
+  }
+
+  // The status line is being written: tells OnAnswered's callback, once.
+  void Answered(int status) {
+    std::function<void(int)> answered;
+    {
+      std::lock_guard lock(mu_);
+      answered.swap(on_answered_);
+    }
+    if (answered) answered(status);
+  }
+
   // An exception of the posted work (a bug) is answered 500 like one of a handler.
   void Post(std::function<void()> work) override {
     net::post(strand_, [work = std::move(work), self = shared_from_this()] {
@@ -268,6 +283,7 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   bool answered_ = false;
   std::optional<HttpResponse> reply_;
   std::function<HttpResponse()> make_reply_;  // ReplyWith: run on the strand when answered
+  std::function<void(int)> on_answered_;      // OnAnswered's callback, until it ran
   bool streaming_ = false;
   int stream_status_ = 200;
   std::string stream_content_type_;
@@ -758,6 +774,7 @@ awaitable<void> Session<Stream>::Run() {
       box->reply_ = box->make_reply_();
       box->make_reply_ = nullptr;
     }
+    box->Answered(box->reply_->status);
     if (!co_await WriteAll(SerializeResponse(*box->reply_, keep_alive, !head))) co_return;
     if (!keep_alive) co_return;
   }
@@ -779,6 +796,7 @@ awaitable<void> Session<Stream>::WatchForHangup(std::shared_ptr<Mailbox> box) {
 
 template <typename Stream>
 awaitable<bool> Session<Stream>::ServeStream(std::shared_ptr<Mailbox> box) {
+  box->Answered(box->stream_status_);
   std::string head = StatusLine(box->stream_status_);
   head += "Content-Type: " + box->stream_content_type_ + "\r\n";
   head += "Cache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n";

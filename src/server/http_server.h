@@ -97,6 +97,10 @@ class Responder {
                                                  std::chrono::steady_clock::time_point deadline,
                                                  std::chrono::milliseconds idle_interval,
                                                  std::function<void()> idle) = 0;
+  // `answered` runs once with the status the client is actually sent (the reply's, a stream's,
+  // or the server's own 504 when the handler took too long), as it is written. Never, for a
+  // responder that writes nothing.
+  virtual void OnAnswered(std::function<void(int status)> answered) { (void)answered; }
 };
 
 class HttpHandler {

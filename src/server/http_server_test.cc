@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -127,6 +128,61 @@ TEST(HttpServerTest, AnUnansweredRequestGets504AndAThrowingHandler500) {
   EXPECT_NE(reply.find("a bug"), std::string::npos);
   close(fd);
   (*throwing)->Stop();
+}
+
+// Records the status OnAnswered reports; answers at once, or keeps the responder for a reply
+// the test sends after the server gave up (review finding: counting what a handler replied
+// counted a 200 the client never got).
+class AnsweringHandler : public OkHandler {
+ public:
+  explicit AnsweringHandler(bool at_once) : at_once_(at_once) {}
+  void Handle(HttpRequest, std::shared_ptr<Responder> responder) override {
+    responder->OnAnswered([this](int status) {
+      std::lock_guard lock(mu_);
+      statuses_.push_back(status);
+    });
+    if (at_once_) return responder->Reply(HttpResponse{.status = 201});
+    std::lock_guard lock(mu_);
+    held_ = std::move(responder);
+  }
+  void ReplyLate() {
+    std::shared_ptr<Responder> responder;
+    {
+      std::lock_guard lock(mu_);
+      responder = held_;
+    }
+    if (responder) responder->Reply(HttpResponse{.status = 200});
+  }
+  std::vector<int> statuses() {
+    std::lock_guard lock(mu_);
+    return statuses_;
+  }
+
+ private:
+  bool at_once_;
+  std::mutex mu_;
+  std::vector<int> statuses_;
+  std::shared_ptr<Responder> held_;
+};
+
+TEST(HttpServerTest, OnAnsweredReportsTheStatusTheClientIsSentOnce) {
+  for (bool at_once : {true, false}) {
+    HttpServerOptions options;
+    options.tls = false;
+    options.request_timeout = std::chrono::milliseconds(200);
+    auto handler = std::make_shared<AnsweringHandler>(at_once);
+    auto server = HttpServer::Start(options, handler);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    int fd = ConnectTo((*server)->port());
+    ASSERT_GE(fd, 0);
+    std::string reply = Exchange(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    int expected = at_once ? 201 : 504;
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 " + std::to_string(expected)) << reply;
+    handler->ReplyLate();  // after the 504 was sent: the client never gets it
+    close(fd);
+    (*server)->Stop();
+    EXPECT_EQ(handler->statuses(), std::vector<int>{expected});
+  }
 }
 
 // Review finding: every HttpServer raised the open-file limit, so `tenure run --listen`'s command

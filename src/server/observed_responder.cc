@@ -20,6 +20,9 @@ class ObservedResponder final : public Responder {
     });
   }
   void Post(std::function<void()> work) override { inner_->Post(std::move(work)); }
+  void OnAnswered(std::function<void(int status)> answered) override {
+    inner_->OnAnswered(std::move(answered));
+  }
   std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
                                          std::chrono::steady_clock::time_point deadline,
                                          std::chrono::milliseconds idle_interval,

@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "server/http_server.h"
-#include "server/observed_responder.h"
 #include "server/request_info.h"
 
 namespace tenure::server {
@@ -20,39 +19,11 @@ size_t VerbIndex(std::string_view verb) {
                                 : static_cast<size_t>(it - std::begin(kVerbs));
 }
 
-// Counts each request of one verb once, with the status of its answer (or of its stream's
-// start). One per verb, shared by every request.
-class CountingObserver final : public ResponseObserver {
- public:
-  explicit CountingObserver(std::shared_ptr<RequestMetrics::CodeCounts> counts)
-      : counts_(std::move(counts)) {}
-  void Replied(const HttpResponse& response) override { Count(response.status); }
-  std::shared_ptr<ResponseStream> Streamed(int status,
-                                           std::shared_ptr<ResponseStream> stream) override {
-    Count(status);
-    return stream;
-  }
-  void Count(int code) {
-    if (code < RequestMetrics::kLowestCode ||
-        code >= RequestMetrics::kLowestCode + RequestMetrics::kCodes) {
-      code = 500;
-    }
-    (*counts_)[static_cast<size_t>(code - RequestMetrics::kLowestCode)].fetch_add(
-        1, std::memory_order_relaxed);
-  }
-
- private:
-  std::shared_ptr<RequestMetrics::CodeCounts> counts_;  // kept while a request may answer
-};
-
 }  // namespace
 
 RequestMetrics::RequestMetrics() {
-  for (size_t i = 0; i < std::size(kVerbs); ++i) {
-    auto counts = std::make_shared<CodeCounts>();
-    requests_.push_back(counts);
-    observers_.push_back(std::make_shared<CountingObserver>(std::move(counts)));
-  }
+  for (size_t i = 0; i < std::size(kVerbs); ++i)
+    requests_.push_back(std::make_shared<CodeCounts>());
   for (const api::KindInfo* kind : api::AllKinds()) {
     auto& versions = watch_events_.emplace_back();
     for (size_t v = 0; v < kind->versions.size(); ++v) {
@@ -88,9 +59,12 @@ std::string_view RequestMetrics::MetricVerb(const RequestInfo& info, const HttpR
   return "OTHER";
 }
 
-std::shared_ptr<Responder> RequestMetrics::Counting(std::string_view verb,
-                                                    std::shared_ptr<Responder> responder) {
-  return Observed(std::move(responder), observers_[VerbIndex(verb)]);
+void RequestMetrics::CountAnswer(std::string_view verb, Responder& responder) {
+  // The counts are shared with the callback: a late answer may outlive the server's metrics.
+  responder.OnAnswered([counts = requests_[VerbIndex(verb)]](int code) {
+    if (code < kLowestCode || code >= kLowestCode + kCodes) code = 500;
+    (*counts)[static_cast<size_t>(code - kLowestCode)].fetch_add(1, std::memory_order_relaxed);
+  });
 }
 
 size_t RequestMetrics::KindIndex(const api::KindInfo& kind) const {

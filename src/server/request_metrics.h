@@ -22,7 +22,6 @@ namespace tenure::server {
 
 struct HttpRequest;
 class Responder;
-class ResponseObserver;
 struct RequestInfo;
 
 class RequestMetrics {
@@ -31,8 +30,9 @@ class RequestMetrics {
 
   // kube's metric verb of a request ("LIST", "APPLY", "GET" for GET /version).
   static std::string_view MetricVerb(const RequestInfo& info, const HttpRequest& request);
-  // Wraps `responder` so that the request is counted with the status it is answered with.
-  std::shared_ptr<Responder> Counting(std::string_view verb, std::shared_ptr<Responder> responder);
+  // Counts the request with the status it is answered with (Responder::OnAnswered: what the
+  // client is sent, the server's own 504 included).
+  void CountAnswer(std::string_view verb, Responder& responder);
 
   // The index CountWatchEvents takes for `kind` (found once per watch, not per event).
   size_t KindIndex(const api::KindInfo& kind) const;
@@ -45,8 +45,7 @@ class RequestMetrics {
   using CodeCounts = std::array<std::atomic<uint64_t>, kCodes>;
 
  private:
-  std::vector<std::shared_ptr<CodeCounts>> requests_;         // by verb (kVerbs' order)
-  std::vector<std::shared_ptr<ResponseObserver>> observers_;  // counting into requests_
+  std::vector<std::shared_ptr<CodeCounts>> requests_;  // by verb (kVerbs' order)
   // By kind (api::AllKinds' order) and version (the kind's versions' order).
   std::vector<std::vector<std::unique_ptr<std::atomic<uint64_t>>>> watch_events_;
 };
