@@ -7,7 +7,6 @@
 
 #include "api/time.h"
 #include "server/object_meta.h"
-#include "server/observed_responder.h"
 
 namespace tenure::server {
 
@@ -166,20 +165,35 @@ class AuditedStream final : public ResponseStream {
   std::shared_ptr<AuditedRequest> event_;
 };
 
-// Sees a request's answer: a reply completes the event, a stream starts it and ends it with the
-// stream.
-class AuditObserver final : public ResponseObserver {
+class AuditedResponder final : public Responder {
  public:
-  explicit AuditObserver(std::shared_ptr<AuditedRequest> event) : event_(std::move(event)) {}
-  void Replied(const HttpResponse& response) override { event_->Complete(response); }
-  std::shared_ptr<ResponseStream> Streamed(int status,
-                                           std::shared_ptr<ResponseStream> stream) override {
+  AuditedResponder(std::shared_ptr<Responder> inner, std::shared_ptr<AuditedRequest> event)
+      : inner_(std::move(inner)), event_(std::move(event)) {}
+  void Reply(HttpResponse response) override {
+    event_->Complete(response);
+    inner_->Reply(std::move(response));
+  }
+  void ReplyWith(std::function<HttpResponse()> make) override {
+    inner_->ReplyWith([make = std::move(make), event = event_] {
+      HttpResponse response = make();
+      event->Complete(response);
+      return response;
+    });
+  }
+  void Post(std::function<void()> work) override { inner_->Post(std::move(work)); }
+  std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
+                                         std::chrono::steady_clock::time_point deadline,
+                                         std::chrono::milliseconds idle_interval,
+                                         std::function<void()> idle) override {
     event_->Started(status);
+    auto stream =
+        inner_->Stream(status, std::move(content_type), deadline, idle_interval, std::move(idle));
     if (!stream) return stream;
     return std::make_shared<AuditedStream>(std::move(stream), event_);
   }
 
  private:
+  std::shared_ptr<Responder> inner_;
   std::shared_ptr<AuditedRequest> event_;
 };
 
@@ -238,7 +252,7 @@ void Auditor::Authorized(AuditedRequest* event, bool allowed, const std::string&
 std::shared_ptr<Responder> Auditor::Watch(std::shared_ptr<AuditedRequest> event,
                                           std::shared_ptr<Responder> responder) {
   if (!event) return responder;
-  return Observed(std::move(responder), std::make_shared<AuditObserver>(std::move(event)));
+  return std::make_shared<AuditedResponder>(std::move(responder), std::move(event));
 }
 
 }  // namespace tenure::server
