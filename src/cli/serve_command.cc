@@ -25,6 +25,7 @@ struct ServeFlags {
   std::string listen = "127.0.0.1:6443";
   bool insecure_http = false;
   size_t watch_history = 100000;
+  size_t watch_history_per_object = 2;
   std::string feature_gates;
   std::string runtime_config;
   std::string token_auth_file;
@@ -113,6 +114,7 @@ int Serve(const ServeFlags& flags) {
   options.data_dir = flags.data_dir.empty() ? DefaultDataDir() : flags.data_dir;
   options.tls = !flags.insecure_http;
   options.watch_history = flags.watch_history;
+  options.watch_history_per_object = flags.watch_history_per_object;
   options.threads = flags.threads;
   options.store = flags.store;
   options.etcd = flags.etcd;
@@ -239,7 +241,13 @@ void AddServeCommand(CLI::App& app) {
                   "Serve plain HTTP instead of HTTPS (loopback only; for tests)");
   serve
       ->add_option("--watch-history", flags->watch_history,
-                   "Events kept for resuming watches from an older resourceVersion")
+                   "At most this many writes kept for resuming watches from, and listing at, an "
+                   "older resourceVersion")
+      ->capture_default_str();
+  serve
+      ->add_option("--watch-history-per-object", flags->watch_history_per_object,
+                   "SQLite: beyond 10000 writes, keep no more than this many per stored object "
+                   "(a watcher further behind relists; 0: only --watch-history bounds it)")
       ->capture_default_str();
   serve->add_option("--feature-gates", flags->feature_gates,
                     "Kubernetes feature gates, e.g. CoordinatedLeaderElection=false "

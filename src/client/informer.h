@@ -7,7 +7,9 @@
 // {}) after each complete listing. synced() is true from the first complete listing on.
 // The copy keeps parsed objects, or with Keep::kText each object's JSON text (a parsed tree
 // costs several times the text: 100,000 Leases took ~180 MiB as trees), which Get and List then
-// parse: for large collections that are read rarely.
+// parse: for large collections that are read rarely. The text leaves out metadata.managedFields
+// (a third of a Lease), as client-go's informers strip them: who owns which field is the server's
+// business, and an update sent without them keeps the stored ones. Handlers still see them.
 // Thread-safe.
 #pragma once
 

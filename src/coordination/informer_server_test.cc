@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "election/cluster_access.h"
@@ -127,6 +128,34 @@ TEST_P(InformerKeepTest, RememberKeepsTheNewestVersion) {
   EXPECT_EQ((*informer.Get("default", "x"))["spec"]["holderIdentity"], "b");
   informer.Remember(v1);  // older: ignored
   EXPECT_EQ((*informer.Get("default", "x"))["spec"]["holderIdentity"], "b");
+}
+
+// The text copy leaves out managedFields (the handler still sees them), and an update sent
+// from it keeps the server's entries.
+TEST_F(InformerServerTest, TheTextCopyLeavesOutManagedFieldsAndAnUpdateFromItKeepsThem) {
+  json created = CreateLease("default", "x", "a");
+  ASSERT_TRUE(created["metadata"].contains("managedFields"));
+  std::atomic<bool> handler_saw_fields{false};
+  Informer informer(
+      client(), Path("default"),
+      [&](const std::string& type, const json& o) {
+        if (type == "ADDED" && o["metadata"].contains("managedFields")) handler_saw_fields = true;
+      },
+      Informer::Keep::kText);
+  ASSERT_TRUE(Eventually([&] { return informer.synced(); }));
+  EXPECT_TRUE(handler_saw_fields.load());
+  auto copy = informer.Get("default", "x");
+  ASSERT_TRUE(copy);
+  EXPECT_FALSE((*copy)["metadata"].contains("managedFields"));
+  EXPECT_EQ((*copy)["metadata"]["name"], "x");
+  EXPECT_EQ((*copy)["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  EXPECT_EQ((*copy)["spec"], created["spec"]);
+  (*copy)["spec"]["holderIdentity"] = "b";
+  auto written = client().Call("PUT", Path("default") + "/x", &*copy, 5s);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json& fields = (*written)["metadata"]["managedFields"];
+  ASSERT_EQ(fields.size(), 1u) << fields.dump();
+  EXPECT_EQ(fields[0]["manager"], created["metadata"]["managedFields"][0]["manager"]);
 }
 
 }  // namespace

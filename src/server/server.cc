@@ -44,6 +44,7 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
     store::SqliteStoreOptions sqlite;
     sqlite.path = options.data_dir + "/tenure.db";
     sqlite.watch_history_capacity = options.watch_history;
+    sqlite.watch_history_per_object = options.watch_history_per_object;
     auto store = store::SqliteStore::Open(sqlite);
     if (!store.ok()) return store.status();
     return std::unique_ptr<store::Store>(std::move(*store));

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <iterator>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -186,10 +185,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
 
   if (Status s = store->statements_->Prepare(db); !s.ok()) return s;
   if (Status s = store->Load(); !s.ok()) return s;
-  store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_,
-                                           options.watch_history_bytes);
-  store->history_ = std::make_unique<RevisionHistory>(
-      options.watch_history_capacity, options.watch_history_bytes, store->revision_);
+  const size_t capacity = store->history_capacity_ = store->HistoryCapacity();
+  store->hub_ = std::make_unique<WatchHub>(capacity, store->revision_, options.watch_history_bytes);
+  store->history_ =
+      std::make_unique<RevisionHistory>(capacity, options.watch_history_bytes, store->revision_);
   store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
   return store;
 }
@@ -224,13 +223,15 @@ Status SqliteStore::Load() {
   int64_t max_revision = 0;
   int rc;
   while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
-    Entry entry;
-    std::string key = ColumnString(select.get(), 0);
-    entry.value = ColumnString(select.get(), 1);
-    entry.create_revision = sqlite3_column_int64(select.get(), 2);
-    entry.mod_revision = sqlite3_column_int64(select.get(), 3);
-    max_revision = std::max(max_revision, entry.mod_revision);
-    data_.emplace_hint(data_.end(), std::move(key), std::move(entry));
+    auto event = std::make_shared<Event>();
+    event->type = Event::Type::kCreated;
+    event->kv.key = ColumnString(select.get(), 0);
+    event->kv.value = ColumnString(select.get(), 1);
+    event->kv.create_revision = sqlite3_column_int64(select.get(), 2);
+    event->kv.mod_revision = sqlite3_column_int64(select.get(), 3);
+    max_revision = std::max(max_revision, event->kv.mod_revision);
+    std::string_view key = event->kv.key;
+    data_.emplace_hint(data_.end(), key, std::move(event));
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, rc, "load kv");
   Status status;
@@ -258,7 +259,7 @@ Result<KeyValue> SqliteStore::Get(std::string_view key) {
   std::shared_lock lock(data_mu_);
   auto it = data_.find(key);
   if (it == data_.end()) return Status::NotFound("key not found: " + std::string(key));
-  return KeyValue{it->first, it->second.value, it->second.create_revision, it->second.mod_revision};
+  return it->second->kv;
 }
 
 Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions& options) {
@@ -266,23 +267,18 @@ Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions&
   const std::string_view from = std::max(prefix, std::string_view(options.start_key));
   const auto limit = static_cast<uint64_t>(std::max<int64_t>(options.limit, 0));
   // Appends an item while the page has room; counts it as remaining afterwards.
-  auto add = [&](const std::string& key, const std::string& value, int64_t created,
-                 int64_t modified) {
+  auto add = [&](const KeyValue& kv) {
     if (limit != 0 && result.items.size() >= limit) {
       ++result.remaining;
       return;
     }
-    result.items.push_back(KeyValue{key, value, created, modified});
+    result.items.push_back(kv);
   };
-  auto add_current = [&](const auto& it) {
-    add(it->first, it->second.value, it->second.create_revision, it->second.mod_revision);
-  };
+  auto add_current = [&](const auto& it) { add(it->second->kv); };
   std::shared_lock lock(data_mu_);
   result.revision = revision_;
   auto it = data_.lower_bound(from);
-  auto in_range = [&] {
-    return it != data_.end() && std::string_view(it->first).starts_with(prefix);
-  };
+  auto in_range = [&] { return it != data_.end() && it->first.starts_with(prefix); };
   if (options.revision == 0 || options.revision == revision_) {
     for (; in_range(); ++it) add_current(it);
     return result;
@@ -298,12 +294,10 @@ Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions&
   // The current state, with each key written since then as it was: both walks are in key order.
   result.revision = options.revision;
   history_->ForEachChangedSince(options.revision, prefix, from,
-                                [&](const std::string& key, const std::optional<KeyValue>& then) {
+                                [&](std::string_view key, const KeyValue* then) {
                                   for (; in_range() && it->first < key; ++it) add_current(it);
                                   if (in_range() && it->first == key) ++it;
-                                  if (then)
-                                    add(key, then->value, then->create_revision,
-                                        then->mod_revision);
+                                  if (then != nullptr) add(*then);
                                 });
   for (; in_range(); ++it) add_current(it);
   return result;
@@ -381,17 +375,20 @@ void SqliteStore::RunWriter() {
 
 void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   // The writer thread is the only one that modifies data_ and revision_, so it reads them
-  // without data_mu_.
-  std::unordered_map<std::string, std::optional<Entry>> overlay;  // effects of earlier writes
-  auto lookup = [&](const std::string& key) -> const Entry* {
-    if (auto o = overlay.find(key); o != overlay.end()) return o->second ? &*o->second : nullptr;
+  // without data_mu_. Each decision sees the batch's earlier writes (null: deleted).
+  std::unordered_map<std::string_view, const Event*> overlay;
+  auto lookup = [&](std::string_view key) -> const KeyValue* {
+    if (auto o = overlay.find(key); o != overlay.end()) {
+      return o->second != nullptr ? &o->second->kv : nullptr;
+    }
     auto it = data_.find(key);
-    return it == data_.end() ? nullptr : &it->second;
+    return it == data_.end() ? nullptr : &it->second->kv;
   };
 
   std::vector<Result<KeyValue>> results;
   results.reserve(batch.size());
-  std::vector<Event> events;
+  // Mutable until published: a failed commit hands the values back to their writes.
+  std::vector<std::shared_ptr<Event>> events;
   std::vector<PendingWrite*> event_writes;  // the write of each event (its value moved away)
   int64_t revision = revision_;
   for (PendingWrite& write : batch) {
@@ -404,7 +401,7 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       results.push_back(Status::BadRequest("key must not be empty"));
       continue;
     }
-    const Entry* current = lookup(op.key);
+    const KeyValue* current = lookup(op.key);
     if (op.kind == WriteOp::Kind::kCreate) {
       if (current != nullptr) {
         results.push_back(Status::AlreadyExists("key already exists: " + op.key));
@@ -423,30 +420,28 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       }
     }
     ++revision;
-    Event event;
-    event.kv.key = op.key;
-    event.kv.mod_revision = revision;
+    auto event = std::make_shared<Event>();
+    event->kv.key = op.key;
+    event->kv.mod_revision = revision;
     switch (op.kind) {
       case WriteOp::Kind::kCreate:
-        event.type = Event::Type::kCreated;
-        event.kv.value = op.value;
-        event.kv.create_revision = revision;
-        overlay[op.key] = Entry{std::move(op.value), revision, revision};
+        event->type = Event::Type::kCreated;
+        event->kv.value = std::move(op.value);
+        event->kv.create_revision = revision;
         break;
       case WriteOp::Kind::kUpdate:
-        event.type = Event::Type::kUpdated;
-        event.kv.value = op.value;
-        event.kv.create_revision = current->create_revision;
-        overlay[op.key] = Entry{std::move(op.value), current->create_revision, revision};
+        event->type = Event::Type::kUpdated;
+        event->kv.value = std::move(op.value);
+        event->kv.create_revision = current->create_revision;
         break;
       case WriteOp::Kind::kDelete:
-        event.type = Event::Type::kDeleted;
-        event.kv.value = current->value;
-        event.kv.create_revision = current->create_revision;
-        overlay[op.key] = std::nullopt;
+        event->type = Event::Type::kDeleted;
+        event->kv.value = current->value;
+        event->kv.create_revision = current->create_revision;
         break;
     }
-    results.push_back(event.kv);
+    overlay[event->kv.key] = event->type == Event::Type::kDeleted ? nullptr : event.get();
+    results.push_back(event->kv);
     events.push_back(std::move(event));
     event_writes.push_back(&write);
   }
@@ -456,23 +451,22 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
     if (status.ok()) {
       commits_.fetch_add(1);
       std::unique_lock lock(data_mu_);
-      RecordHistory(events);
-      for (auto& [key, entry] : overlay) {
-        if (entry) {
-          data_.insert_or_assign(key, std::move(*entry));
-        } else {
-          data_.erase(key);
-        }
-      }
+      Apply(events);
       revision_ = revision;
+      if (size_t capacity = HistoryCapacity(); capacity != history_capacity_) {
+        history_capacity_ = capacity;
+        history_->SetCapacity(capacity);
+        hub_->SetHistoryCapacity(capacity);
+      }
       // Under data_mu_, so that the hub's head and CurrentRevision() move together.
-      hub_->Publish(std::move(events));
+      hub_->Publish(std::vector<SharedEvent>(events.begin(), events.end()));
     } else if (batch.size() > 1 && !failed_) {
       // Nothing of the batch is applied (rolled back): decide each half again on its own,
-      // with the values the decisions above moved into the overlay (each event has a copy).
+      // with the values the decisions above moved into the events.
+      overlay.clear();
       for (size_t i = 0; i < events.size(); ++i) {
-        if (events[i].type != Event::Type::kDeleted) {
-          event_writes[i]->op.value = std::move(events[i].kv.value);
+        if (events[i]->type != Event::Type::kDeleted) {
+          event_writes[i]->op.value = std::move(events[i]->kv.value);
         }
       }
       size_t half = batch.size() / 2;
@@ -494,33 +488,38 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   }
 }
 
-void SqliteStore::RecordHistory(const std::vector<Event>& events) {
-  // What each write replaced: the committed entry for a key's first write of the batch (moved
-  // out: the batch's overlay replaces it next), the batch's earlier write to it for the others.
-  std::unordered_map<std::string_view, const Event*> earlier;
-  for (const Event& event : events) {
-    std::optional<KeyValue> previous;
-    if (auto e = earlier.find(event.kv.key); e != earlier.end()) {
-      if (e->second->type != Event::Type::kDeleted) previous = e->second->kv;
-    } else if (auto it = data_.find(event.kv.key); it != data_.end()) {
-      previous = KeyValue{it->first, std::move(it->second.value), it->second.create_revision,
-                          it->second.mod_revision};
+void SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
+  for (const std::shared_ptr<Event>& event : events) {
+    auto it = data_.find(std::string_view(event->kv.key));
+    SharedEvent previous;
+    if (it != data_.end()) {
+      previous = it->second;
+      // The node's key views the replaced event's key: the node goes with it.
+      it = data_.erase(it);
     }
-    earlier[event.kv.key] = &event;
-    history_->Record(event.kv.mod_revision, event.kv.key, std::move(previous));
+    history_->Record(event, std::move(previous));
+    if (event->type != Event::Type::kDeleted) data_.emplace_hint(it, event->kv.key, event);
   }
 }
 
-Status SqliteStore::Persist(const std::vector<Event>& events, int64_t new_revision) {
+size_t SqliteStore::HistoryCapacity() const {
+  const SqliteStoreOptions& o = options_;
+  if (o.watch_history_per_object == 0) return o.watch_history_capacity;
+  return std::min(o.watch_history_capacity,
+                  std::max(o.watch_history_min, o.watch_history_per_object * data_.size()));
+}
+
+Status SqliteStore::Persist(const std::vector<std::shared_ptr<Event>>& events,
+                            int64_t new_revision) {
   Statements& st = *statements_;
   if (Status s = st.begin.Run(); !s.ok()) {
     (void)Rollback();
     return s;
   }
   auto write_all = [&]() -> Status {
-    for (const Event& event : events) {
-      const KeyValue& kv = event.kv;
-      if (event.type == Event::Type::kDeleted) {
+    for (const std::shared_ptr<Event>& event : events) {
+      const KeyValue& kv = event->kv;
+      if (event->type == Event::Type::kDeleted) {
         if (Status s = st.remove.BindText(1, kv.key); !s.ok()) return s;
         if (Status s = st.remove.Run(); !s.ok()) return s;
         continue;
@@ -538,8 +537,8 @@ Status SqliteStore::Persist(const std::vector<Event>& events, int64_t new_revisi
     if (Status s = st.set_revision.Run(); !s.ok()) return s;
     {
       std::lock_guard lock(queue_mu_);
-      for (const Event& event : events) {
-        if (!fail_commits_writing_.empty() && event.kv.key == fail_commits_writing_) {
+      for (const std::shared_ptr<Event>& event : events) {
+        if (!fail_commits_writing_.empty() && event->kv.key == fail_commits_writing_) {
           return Status::Internal("injected commit failure");
         }
       }

@@ -50,9 +50,16 @@ struct sqlite3_stmt;
 namespace tenure::store {
 
 struct SqliteStoreOptions {
-  std::string path;                        // database file, created when missing
-  size_t watch_history_capacity = 100000;  // events kept for watches from a past revision
-  size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;  // and at most this much of them
+  std::string path;  // database file, created when missing
+  // Writes kept for watches and lists from a past revision (the watch history and the revision
+  // history): at most watch_history_capacity of them and watch_history_bytes, and beyond
+  // watch_history_min no more than watch_history_per_object per stored object. A watcher further
+  // behind than that relists, which then costs no more than replaying would (a listing is one
+  // copy of each object); 0: no per-object bound.
+  size_t watch_history_capacity = 100000;
+  size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
+  size_t watch_history_min = 10000;
+  size_t watch_history_per_object = 2;
   size_t max_batch_size = 1024;  // writes committed in one transaction at most
 };
 
@@ -85,11 +92,6 @@ class SqliteStore : public Store {
   }
 
  private:
-  struct Entry {
-    std::string value;
-    int64_t create_revision = 0;
-    int64_t mod_revision = 0;
-  };
   struct PendingWrite {
     WriteOp op;
     WriteCallback done;
@@ -105,10 +107,12 @@ class SqliteStore : public Store {
   void CommitBatch(std::vector<PendingWrite>& batch);
   // Writes the batch's events and the new revision in one transaction; OK once committed. On
   // failure the transaction is rolled back.
-  Status Persist(const std::vector<Event>& events, int64_t new_revision);
-  // Records what each committed event replaced in history_, before the batch is applied to
-  // data_ (under data_mu_).
-  void RecordHistory(const std::vector<Event>& events);
+  Status Persist(const std::vector<std::shared_ptr<Event>>& events, int64_t new_revision);
+  // Applies committed events to data_ in order, recording in history_ what each one replaced
+  // (under data_mu_).
+  void Apply(const std::vector<std::shared_ptr<Event>>& events);
+  // How many writes the histories keep now (see SqliteStoreOptions), from data_'s size.
+  size_t HistoryCapacity() const;
   // Ends an open transaction; marks the store failed when the disk state is then unknown.
   Status Rollback();
   int64_t ReadStoredRevision(Status* status);
@@ -119,9 +123,12 @@ class SqliteStore : public Store {
 
   // Guards data_, revision_ and history_ (writer-thread reads need none).
   mutable std::shared_mutex data_mu_;
-  std::map<std::string, Entry, std::less<>> data_;
+  // Each key's current version: the event that wrote it (shared with the watch and revision
+  // histories); the map's key views that event's key.
+  std::map<std::string_view, SharedEvent, std::less<>> data_;
   int64_t revision_ = 0;
   std::unique_ptr<RevisionHistory> history_;
+  size_t history_capacity_ = 0;  // the histories' capacity now (writer thread)
 
   std::unique_ptr<WatchHub> hub_;
 

@@ -36,10 +36,13 @@ class SqliteStoreTest : public ::testing::Test {
   }
 
   void Reopen(size_t history = 100000) {
-    store_.reset();
     SqliteStoreOptions options;
-    options.path = dir_.File("store.db");
     options.watch_history_capacity = history;
+    Reopen(options);
+  }
+  void Reopen(SqliteStoreOptions options) {
+    store_.reset();
+    options.path = dir_.File("store.db");
     auto opened = SqliteStore::Open(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
@@ -492,6 +495,59 @@ TEST_F(SqliteStoreTest, WatchOlderThanHistoryIsGone) {
   ASSERT_TRUE(ok.ok());
   ASSERT_TRUE(c.WaitForRevision(10));
   EXPECT_EQ(c.revisions(), (std::vector<int64_t>{7, 8, 9, 10}));
+}
+
+// Beyond its minimum the history keeps no more writes than so many per stored object: a watch or
+// a list from further back is Gone (the client relists, which then costs less than a replay).
+// The bound follows the number of objects both ways.
+TEST_F(SqliteStoreTest, TheHistoryIsBoundedPerStoredObject) {
+  SqliteStoreOptions options;
+  options.watch_history_min = 4;
+  options.watch_history_per_object = 2;
+  Reopen(options);
+  ASSERT_TRUE(store_->WriteSync(Create("/a", "a2")).ok());
+  ASSERT_TRUE(store_->WriteSync(Create("/b", "b2")).ok());
+  for (int r = 3; r <= 12; ++r) {
+    ASSERT_TRUE(store_->WriteSync(Update("/a", "a" + std::to_string(r))).ok());
+  }
+  // Two objects: max(4, 2 x 2) = 4 writes kept, 9 to 12.
+  EXPECT_EQ(store_->OldestWatchableRevision(), 8);
+  auto gone = store_->Watch("", 7, [](const std::vector<Event>&) {});
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(gone.status().IsGone());
+  EXPECT_TRUE(store_->List("/", ListOptions{.revision = 7}).status().IsGone());
+  auto at8 = store_->List("/", ListOptions{.revision = 8});
+  ASSERT_TRUE(at8.ok()) << at8.status().ToString();
+  ASSERT_EQ(at8->items.size(), 2u);
+  EXPECT_EQ(at8->items[0].value, "a8");
+  EXPECT_EQ(at8->items[1].value, "b2");
+  Collector c;
+  auto watch = store_->Watch("", 8, c.Callback());
+  ASSERT_TRUE(watch.ok());
+  ASSERT_TRUE(c.WaitForRevision(12));
+  EXPECT_EQ(c.revisions(), (std::vector<int64_t>{9, 10, 11, 12}));
+
+  // Six objects: 12 writes kept.
+  for (const char* key : {"/c", "/d", "/e", "/f"}) {
+    ASSERT_TRUE(store_->WriteSync(Create(key, "v")).ok());
+  }
+  for (int r = 17; r <= 30; ++r) {
+    ASSERT_TRUE(store_->WriteSync(Update("/a", "a" + std::to_string(r))).ok());
+  }
+  EXPECT_EQ(store_->OldestWatchableRevision(), 18);
+  auto at18 = store_->List("/", ListOptions{.revision = 18});
+  ASSERT_TRUE(at18.ok()) << at18.status().ToString();
+  EXPECT_EQ(at18->items[0].value, "a18");
+  ASSERT_TRUE(c.WaitForRevision(30));
+
+  // Back to two objects: the history shrinks at once.
+  for (const char* key : {"/c", "/d", "/e", "/f"}) {
+    ASSERT_TRUE(store_->WriteSync(Delete(key)).ok());
+  }
+  EXPECT_EQ(store_->OldestWatchableRevision(), 30);
+  EXPECT_TRUE(store_->Watch("", 29, [](const std::vector<Event>&) {}).status().IsGone());
+  ASSERT_TRUE(c.WaitForRevision(34));
+  EXPECT_EQ(c.revisions().size(), 4u + 4u + 14u + 4u);
 }
 
 TEST_F(SqliteStoreTest, WatchFiltersByPrefix) {

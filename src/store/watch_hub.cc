@@ -14,7 +14,7 @@
 namespace tenure::store {
 namespace {
 
-using EventPtr = std::shared_ptr<const Event>;
+using EventPtr = SharedEvent;
 
 int64_t RevisionOf(const EventPtr& e) { return e->kv.mod_revision; }
 
@@ -57,6 +57,17 @@ struct WatchHub::Core {
   bool stopping = false;
 
   std::thread dispatcher;  // touched only by the WatchHub constructor and destructor
+
+  // Requires mu. Drops the oldest events beyond the bounds (the newest one is always kept).
+  void Trim(std::vector<EventPtr>& dropped) {
+    while (!history.empty() &&
+           (history.size() > capacity || (bytes > max_bytes && history.size() > 1))) {
+      oldest_watchable = RevisionOf(history.front());
+      bytes -= EventBytes(*history.front());
+      dropped.push_back(std::move(history.front()));
+      history.pop_front();
+    }
+  }
 
   // Requires mu.
   void Enqueue(const std::shared_ptr<Watcher>& w, const EventPtr& e) {
@@ -218,10 +229,14 @@ void WatchHub::Shutdown() {
 }
 
 void WatchHub::Publish(std::vector<Event> events) {
-  if (events.empty()) return;
   std::vector<EventPtr> batch;
   batch.reserve(events.size());
   for (Event& e : events) batch.push_back(std::make_shared<const Event>(std::move(e)));
+  Publish(std::move(batch));
+}
+
+void WatchHub::Publish(std::vector<SharedEvent> batch) {
+  if (batch.empty()) return;
   std::vector<EventPtr> dropped;  // destroyed outside the lock
   {
     std::lock_guard lock(core_->mu);
@@ -234,13 +249,7 @@ void WatchHub::Publish(std::vector<Event> events) {
       }
       core_->history.push_back(e);
       core_->bytes += EventBytes(*e);
-      while (core_->history.size() > core_->capacity ||
-             (core_->bytes > core_->max_bytes && core_->history.size() > 1)) {
-        core_->oldest_watchable = RevisionOf(core_->history.front());
-        core_->bytes -= EventBytes(*core_->history.front());
-        dropped.push_back(std::move(core_->history.front()));
-        core_->history.pop_front();
-      }
+      core_->Trim(dropped);
     }
     // Without watchers there is nothing to fan out: a watcher that starts later replays what
     // it needs from the history, so the dispatcher is not woken for every commit.
@@ -284,6 +293,13 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, in
   }
   if (wake) core_->work_cv.notify_one();
   return std::unique_ptr<WatchHandle>(new HubWatchHandle(core_, std::move(w)));
+}
+
+void WatchHub::SetHistoryCapacity(size_t capacity) {
+  std::vector<EventPtr> dropped;  // destroyed outside the lock
+  std::lock_guard lock(core_->mu);
+  core_->capacity = capacity;
+  core_->Trim(dropped);
 }
 
 int64_t WatchHub::OldestWatchableRevision() const {

@@ -29,6 +29,10 @@
 
 namespace tenure::store {
 
+// One committed event, immutable once published: the store's current state, the watch history and
+// the revision history may all hold the same one instead of a copy each.
+using SharedEvent = std::shared_ptr<const Event>;
+
 class WatchHub {
  public:
   // `start_revision` is the store revision when the hub starts with an empty history: watches
@@ -51,12 +55,18 @@ class WatchHub {
   // Appends committed events. Revisions must be strictly increasing across calls. Cheap (O(events)
   // under one lock): fan-out to watchers happens on the dispatcher thread.
   void Publish(std::vector<Event> events);
+  // The same, for events the caller keeps too (the hub only adds references).
+  void Publish(std::vector<SharedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last
   // published revision". Fails with Gone when from_revision < OldestWatchableRevision(), with
   // ServiceUnavailable after shutdown. The callback never runs on the calling thread.
   Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
                                              EventCallback on_events);
+
+  // Keeps at most `capacity` events from now on (the store may bound its history by its size);
+  // older ones are dropped at once. 0: none.
+  void SetHistoryCapacity(size_t capacity);
 
   // The smallest from_revision a Watch accepts.
   int64_t OldestWatchableRevision() const;
