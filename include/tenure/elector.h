@@ -10,7 +10,9 @@
 //
 // Beyond client-go:
 // - Watch: when the lock supports it, a follower does not poll. It wakes when the record
-//   changes (a released lease is taken at once) or when the observed lease expires.
+//   changes (a released lease is taken at once) or when the observed lease expires, and takes
+//   the lease with one write at the version it saw (Lock::UpdateAt, no GET; a Conflict when the
+//   record moved on, and then GET + update).
 // - A leader whose watch shows a write naming another holder (an operator's forced release, a
 //   controller's assignment) ends its term at once, not at its next failed renewal.
 // - Fencing: each term has a token, the lock version of the write that started it; tokens

@@ -9,6 +9,10 @@
 // - A version is an integer that strictly increases with every write to the record (a Kubernetes
 //   resourceVersion); the elector uses the version of the write that started a term as that
 //   term's fencing token.
+// - UpdateAt is optional: Update as a compare-and-swap on a version the caller names, one this
+//   lock returned or its watch delivered, so that a watching follower acts on the record it saw
+//   without reading it again. A lock that does not hold that version (or cannot do this) fails
+//   with Conflict without a request; the elector then reads and updates.
 // - Every call returns within `timeout` (Timeout or Unavailable otherwise).
 // - Watch is optional: a lock that can observe changes calls `on_change` with the new record
 //   after each one (in order, from any thread) until the returned handle is destroyed. nullptr
@@ -50,6 +54,12 @@ class Lock {
   virtual Result<ObservedRecord> Get(Timeout timeout) = 0;
   virtual Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) = 0;
   virtual Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) = 0;
+  virtual Result<ObservedRecord> UpdateAt(const LeaderElectionRecord& record, int64_t version,
+                                          Timeout timeout) {
+    (void)record;
+    (void)timeout;
+    return Status::Conflict(Describe() + ": cannot update at version " + std::to_string(version));
+  }
 
   // The identity this lock writes as holder.
   virtual std::string Identity() const = 0;

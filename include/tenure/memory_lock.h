@@ -72,6 +72,8 @@ class MemoryLock final : public Lock {
   Result<ObservedRecord> Get(Timeout timeout) override;
   Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) override;
   Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) override;
+  Result<ObservedRecord> UpdateAt(const LeaderElectionRecord& record, int64_t version,
+                                  Timeout timeout) override;
   std::string Identity() const override { return identity_; }
   std::string Describe() const override { return "memory/" + identity_; }
   std::unique_ptr<LockWatch> Watch(std::function<void(const ObservedRecord&)> on_change) override;

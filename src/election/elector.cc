@@ -251,6 +251,17 @@ struct Elector::State {
     return view.seen->record;
   }
 
+  // The record a follower's attempt writes over without reading it first: the one it saw, when
+  // that shows the lease free, expired or ours (one it shows held by another makes the attempt
+  // read, as client-go does). Its version is the write's compare-and-swap: a newer record makes
+  // it fail with Conflict, and the attempt then reads.
+  std::optional<ObservedRecord> SeenForAcquire(Clock::TimePoint now) {
+    std::lock_guard lock(mu);
+    if (view.leading || !view.seen || view.seen->record.version == 0) return std::nullopt;
+    if (election::HeldByOther(view, rules, now)) return std::nullopt;
+    return view.seen->record;
+  }
+
   void CountSlowPath() {
     std::lock_guard lock(mu);
     if (view.leading) ++metrics.slow_path_total;
@@ -269,6 +280,12 @@ struct Elector::State {
       auto written = Checked(lock().Update(
           election::AcquireOrRenewRecord(&cached->record, rules, wall_sent), budget.left()));
       if (written.ok()) return Written(*written, sent, &*cached);
+      if (budget.spent()) return std::nullopt;
+    } else if (std::optional<ObservedRecord> seen = SeenForAcquire(sent)) {
+      auto written =
+          Checked(lock().UpdateAt(election::AcquireOrRenewRecord(&seen->record, rules, wall_sent),
+                                  seen->version, budget.left()));
+      if (written.ok()) return Written(*written, sent, &*seen);
       if (budget.spent()) return std::nullopt;
     }
     CountSlowPath();

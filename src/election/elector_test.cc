@@ -259,6 +259,28 @@ TEST_F(ElectorTest, AWatchingFollowerMakesNoRequestsWhileTheLeaderRenews) {
   EXPECT_EQ(rb.started.load(), 0);
 }
 
+// A watching follower takes over a lease whose holder stopped renewing with one write at the
+// version its watch delivered: no read first (with thousands of leases changing hands at once,
+// a read per takeover doubles the requests).
+TEST_F(ElectorTest, AWatchingFollowerTakesOverAnExpiredLeaseWithOneWriteAndNoRead) {
+  Recorder ra, rb;
+  auto a = Start(Config("a", ra));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  auto b = Start(Config("b", rb));
+  ASSERT_TRUE(clock_->WaitForSleepers(3, 10s));
+  a->Stop();  // without a release: the lease stays a's until it expires
+  ASSERT_EQ(ra.stopped.load(), 1);
+  const int64_t last = store_->current()->version;
+  int reads = store_->reads();
+  int writes = store_->writes();
+  Advance(16s, 1);
+  ASSERT_TRUE(Eventually([&] { return rb.started.load() == 1; }));
+  EXPECT_EQ(store_->reads(), reads);
+  EXPECT_EQ(store_->writes(), writes + 1);
+  EXPECT_EQ(store_->current()->record.holder_identity, "b");
+  EXPECT_GT(rb.Term(0).fencing_token, static_cast<uint64_t>(last));
+}
+
 TEST_F(ElectorTest, TheStopTokenFiresBeforeExpiryWhenTheServerHangs) {
   Recorder rec;
   ElectionConfig c = Config("a", rec);

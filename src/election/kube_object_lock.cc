@@ -46,18 +46,28 @@ Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
   return static_cast<int64_t>(*version);
 }
 
-Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
-  auto record = ReadRecord(object);
-  if (!record.ok()) return record;
-  // Kept without its managedFields: an update that omits them keeps the stored ones (kube's
-  // field manager starts from the live object's), so every renewal neither copies nor sends
-  // them, and the server does not decode them again.
+namespace {
+
+// Objects are kept without their managedFields: an update that omits them keeps the stored ones
+// (kube's field manager starts from the live object's), so every renewal neither copies nor sends
+// them, and the server does not decode them again.
+json WithoutManagedFields(const json& object) {
   json kept = object;
   if (auto meta = kept.find("metadata"); meta != kept.end() && meta->is_object()) {
     meta->erase("managedFields");
   }
+  return kept;
+}
+
+}  // namespace
+
+Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
+  auto record = ReadRecord(object);
+  if (!record.ok()) return record;
+  json kept = WithoutManagedFields(object);
   std::lock_guard lock(mu_);
   cached_ = std::move(kept);
+  cached_version_ = record->version;
   return record;
 }
 
@@ -81,8 +91,30 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
     if (!cached_) return Status::NotFound(Describe() + ": not read yet");
     object = *cached_;
   }
-  PutRecord(object, record);  // keeps metadata.resourceVersion: a compare-and-swap
-  auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &object, timeout);
+  return Put(std::move(object), record, timeout);
+}
+
+Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& record, int64_t version,
+                                                Timeout timeout) {
+  json object;
+  {
+    std::lock_guard lock(mu_);
+    if (cached_ && cached_version_ == version) {
+      object = *cached_;
+    } else if (watched_ && watched_->version == version) {
+      object = watched_->object;
+    } else {
+      return Status::Conflict(Describe() + ": version " + std::to_string(version) +
+                              " is not at hand");
+    }
+  }
+  return Put(std::move(object), record, timeout);
+}
+
+Result<ObservedRecord> KubeObjectLock::Put(json base, const LeaderElectionRecord& record,
+                                           Timeout timeout) {
+  PutRecord(base, record);  // keeps metadata.resourceVersion: a compare-and-swap
+  auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &base, timeout);
   if (!updated.ok()) return updated.status();
   return Remember(*updated);
 }
@@ -120,7 +152,14 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
           return;
         }
         auto record = ReadRecord(object);
-        if (record.ok()) on_change(*record);
+        if (!record.ok()) return;
+        {
+          std::lock_guard lock(mu_);
+          if (!watched_ || watched_->version < record->version) {
+            watched_ = Kept{WithoutManagedFields(object), record->version};
+          }
+        }
+        on_change(*record);
       });
   return std::make_unique<SubscriptionWatch>(shared_from_this(), cluster_, std::move(subscription));
 }

@@ -1,9 +1,10 @@
 // KubeObjectLock: what LeaseLock and ConfigMapLock share. The record lives in one Kubernetes
 // object; the lock keeps the object it last read or wrote and updates it with its
-// resourceVersion (optimistic concurrency). Subclasses only say where the record sits in the
-// object. Events go out on a background thread so a slow server never blocks the elector.
-// Made only by NewLeaseLock / NewConfigMapLock (owned by a shared_ptr: a watch handle keeps its
-// lock alive).
+// resourceVersion (optimistic concurrency). It also keeps the newest object its watch delivered,
+// for UpdateAt (kept apart: an Update must never pick up a version its caller did not decide on).
+// Subclasses only say where the record sits in the object. Events go out on a background thread so
+// a slow server never blocks the elector. Made only by NewLeaseLock / NewConfigMapLock (owned by a
+// shared_ptr: a watch handle keeps its lock alive).
 #pragma once
 
 #include <memory>
@@ -25,6 +26,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   Result<ObservedRecord> Get(Timeout timeout) override;
   Result<ObservedRecord> Create(const LeaderElectionRecord& record, Timeout timeout) override;
   Result<ObservedRecord> Update(const LeaderElectionRecord& record, Timeout timeout) override;
+  Result<ObservedRecord> UpdateAt(const LeaderElectionRecord& record, int64_t version,
+                                  Timeout timeout) override;
   std::string Identity() const override { return options_.identity; }
   std::string Describe() const override { return options_.namespace_ + "/" + options_.name; }
   std::unique_ptr<LockWatch> Watch(std::function<void(const ObservedRecord&)> on_change) override;
@@ -50,6 +53,13 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
  private:
   // Takes in what the server returned; a reply whose record cannot be read is not kept.
   Result<ObservedRecord> Remember(const nlohmann::json& object);
+  // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
+  Result<ObservedRecord> Put(nlohmann::json base, const LeaderElectionRecord& record,
+                             Timeout timeout);
+  struct Kept {
+    nlohmann::json object;  // without metadata.managedFields
+    int64_t version = 0;
+  };
 
   std::shared_ptr<Cluster> cluster_;
   KubeLockOptions options_;
@@ -59,6 +69,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::string object_path_;      // collection_path_ + "/NAME"
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
+  int64_t cached_version_ = 0;
+  std::optional<Kept> watched_;  // the newest object the watch delivered
   client::EventRecorder events_;
 };
 

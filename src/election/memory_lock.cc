@@ -146,12 +146,18 @@ Result<ObservedRecord> MemoryLock::Create(const LeaderElectionRecord& record, Ti
 }
 
 Result<ObservedRecord> MemoryLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
-  if (Status s = store_->Enter(timeout); !s.ok()) return s;
   int64_t expected;
   {
     std::lock_guard lock(mu_);
     expected = seen_version_;
   }
+  return UpdateAt(record, expected, timeout);
+}
+
+// Any version will do: the store itself compares it, as a server does.
+Result<ObservedRecord> MemoryLock::UpdateAt(const LeaderElectionRecord& record, int64_t expected,
+                                            Timeout timeout) {
+  if (Status s = store_->Enter(timeout); !s.ok()) return s;
   ObservedRecord written;
   {
     std::lock_guard lock(store_->mu_);

@@ -297,6 +297,46 @@ TEST_P(LockConformanceTest, StaleUpdateFailsWithConflictAndChangesNothingUntilTh
   EXPECT_EQ(fresh->record.holder_identity, "b");
 }
 
+// UpdateAt: a compare-and-swap on the version the caller names, a version its watch delivered,
+// without reading first (a watching follower's takeover).
+TEST_P(LockConformanceTest, UpdateAtAWatchedVersionWritesWithoutAReadFirst) {
+  ASSERT_TRUE(Ok(a().Create(Record("a", 0), kCallTimeout)));
+  Deliveries seen_by_b;
+  auto watch = b().Watch(seen_by_b.Callback());
+  ASSERT_NE(watch, nullptr);
+  auto renewed = a().Update(Record("a", 0, 1s), kCallTimeout);
+  ASSERT_TRUE(Ok(renewed));
+  ASSERT_TRUE(Eventually([&] { return seen_by_b.Find(renewed->version).has_value(); }));
+  auto taken = b().UpdateAt(Record("b", 1, 2s), renewed->version, kCallTimeout);
+  ASSERT_TRUE(Ok(taken));
+  EXPECT_GT(taken->version, renewed->version);
+  auto got = c().Get(kCallTimeout);
+  ASSERT_TRUE(Ok(got));
+  EXPECT_EQ(got->version, taken->version);
+  ExpectSameRecord(got->record, Record("b", 1, 2s), "the record written at the watched version");
+  // The lock's view is its write: a plain Update goes on from it.
+  ASSERT_TRUE(Ok(b().Update(Record("b", 1, 3s), kCallTimeout)));
+}
+
+// A version that is no longer the record's, or one the lock never saw, is a Conflict that
+// changes nothing.
+TEST_P(LockConformanceTest, UpdateAtAVersionThatIsNotCurrentIsAConflictAndChangesNothing) {
+  auto created = a().Create(Record("a", 0), kCallTimeout);
+  ASSERT_TRUE(Ok(created));
+  ASSERT_TRUE(Ok(b().Get(kCallTimeout)));
+  auto renewed = a().Update(Record("a", 0, 1s), kCallTimeout);  // b's version is now stale
+  ASSERT_TRUE(Ok(renewed));
+  for (int64_t version : {created->version, renewed->version + 1000}) {
+    auto stale = b().UpdateAt(Record("b", 1, 2s), version, kCallTimeout);
+    ASSERT_FALSE(stale.ok()) << "at version " << version;
+    EXPECT_TRUE(stale.status().IsConflict()) << stale.status().ToString();
+  }
+  auto got = c().Get(kCallTimeout);
+  ASSERT_TRUE(Ok(got));
+  EXPECT_EQ(got->version, renewed->version);
+  ExpectSameRecord(got->record, Record("a", 0, 1s), "the record after the refused updates");
+}
+
 TEST_P(LockConformanceTest, VersionsStrictlyIncreaseOverWritesByAlternatingLocks) {
   auto created = a().Create(Record("a", 0), kCallTimeout);
   ASSERT_TRUE(Ok(created));
