@@ -111,6 +111,11 @@ class CrashableLock final : public tenure::Lock {
     if (Dead()) return tenure::Status::Unavailable("crashed");
     return Track(inner_->Update(r, t));
   }
+  tenure::Result<tenure::ObservedRecord> UpdateAt(const tenure::LeaderElectionRecord& r,
+                                                  int64_t version, Timeout t) override {
+    if (Dead()) return tenure::Status::Unavailable("crashed");
+    return Track(inner_->UpdateAt(r, version, t));
+  }
   std::string Identity() const override { return inner_->Identity(); }
   std::string Describe() const override { return inner_->Describe(); }
   std::unique_ptr<tenure::LockWatch> Watch(

@@ -84,7 +84,8 @@ struct ElectionConfig {
   std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
   std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
   // On stop, a leader writes holder "" and duration 1 s so others take over at once (after its
-  // on_started_leading returned: see drain_timeout).
+  // on_started_leading returned: see drain_timeout); over its last renewal at that version
+  // (Lock::UpdateAt), and after a Conflict over what it reads.
   bool release_on_cancel = false;
   // How long a graceful handover (release on cancel, Yield, coordinated preemption) renews while
   // it waits for on_started_leading to return before it releases. When the callback is still

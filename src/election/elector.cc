@@ -517,9 +517,28 @@ struct Elector::State {
   }
 
   // client-go's release: GET, and if still ours write the released record; retry on Conflict
-  // until renew_deadline.
+  // until renew_deadline. The first attempt writes over the record last seen (usually our own
+  // last renewal) at its version, without the GET: a Conflict means it moved on, and the loop
+  // reads it.
   void Release() {
     Clock::TimePoint deadline = clock().now() + config.renew_deadline;
+    std::optional<ObservedRecord> seen;
+    {
+      std::lock_guard lock(mu);
+      if (view.seen && view.seen->record.version != 0) seen = view.seen->record;
+    }
+    if (seen) {
+      auto released = election::ReleaseRecord(seen->record, rules, clock().wall_now());
+      if (released) {
+        auto left = std::chrono::duration_cast<Clock::Duration>(deadline - clock().now());
+        auto written = Checked(lock().UpdateAt(*released, seen->version, left));
+        if (written.ok()) {
+          Observe(*written);
+          return;
+        }
+        if (!written.status().IsConflict()) return;
+      }
+    }
     while (clock().now() < deadline) {
       auto left = std::chrono::duration_cast<Clock::Duration>(deadline - clock().now());
       auto current = Checked(lock().Get(left));

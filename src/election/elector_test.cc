@@ -189,19 +189,38 @@ TEST_F(ElectorTest, ReleaseOnCancelHandsOverThroughTheWatchWithoutWaiting) {
 
 TEST_F(ElectorTest, ReleaseWritesAnEmptyHolderWithOneSecondAndKeepsTransitions) {
   Recorder ra;
-  ElectionConfig ca = Config("a", ra);
+  ElectionConfig ca = Config("a", ra, /*watch=*/false);
   ca.release_on_cancel = true;
   auto a = Start(std::move(ca));
   ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
   LeaderElectionRecord held = store_->current()->record;
   held.leader_transitions = 7;
-  store_->Put(held);  // the release must GET first and keep what it finds
+  // Unseen by the leader: its write over its last renewal conflicts, and it reads and keeps
+  // what it finds.
+  store_->Put(held);
   a->Stop();
   auto released = store_->current()->record;
   EXPECT_EQ(released.holder_identity, "");
   EXPECT_EQ(released.lease_duration_seconds, 1);
   EXPECT_EQ(released.leader_transitions, 7);
   EXPECT_EQ(released.acquire_time, released.renew_time);
+}
+
+// A release writes over the record last seen (its own last renewal) at that version: no read.
+TEST_F(ElectorTest, ReleaseWritesOverItsLastRenewalWithoutARead) {
+  Recorder ra;
+  ElectionConfig ca = Config("a", ra);
+  ca.release_on_cancel = true;
+  auto a = Start(std::move(ca));
+  ASSERT_TRUE(Eventually([&] { return ra.started.load() == 1; }));
+  const int64_t renewed = store_->current()->version;
+  int reads = store_->reads();
+  int writes = store_->writes();
+  a->Stop();
+  EXPECT_EQ(store_->reads(), reads);
+  EXPECT_EQ(store_->writes(), writes + 1);
+  EXPECT_EQ(store_->current()->record.holder_identity, "");
+  EXPECT_GT(store_->current()->version, renewed);
 }
 
 TEST_F(ElectorTest, CallbacksRunInOrderAndStoppedLeadingOnlyAfterATerm) {
