@@ -246,8 +246,8 @@ void AddServeCommand(CLI::App& app) {
       ->capture_default_str();
   serve
       ->add_option("--watch-history-per-object", flags->watch_history_per_object,
-                   "SQLite: beyond 10000 writes, keep no more than this many per stored object "
-                   "(a watcher further behind relists; 0: only --watch-history bounds it)")
+                   "Beyond 10000 writes, keep no more than this many per stored object (a "
+                   "watcher further behind relists; 0: only --watch-history bounds it)")
       ->capture_default_str();
   serve->add_option("--feature-gates", flags->feature_gates,
                     "Kubernetes feature gates, e.g. CoordinatedLeaderElection=false "

@@ -153,7 +153,9 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
         }
         auto record = ReadRecord(object);
         if (!record.ok()) return;
-        {
+        // Kept for a takeover (UpdateAt); not the echo of a renewal of ours, which is most of
+        // what a leader's watch brings, and which its own write already gave it.
+        if (record->record.holder_identity != options_.identity) {
           std::lock_guard lock(mu_);
           if (!watched_ || watched_->version < record->version) {
             watched_ = Kept{WithoutManagedFields(object), record->version};

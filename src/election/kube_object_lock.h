@@ -70,7 +70,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   int64_t cached_version_ = 0;
-  std::optional<Kept> watched_;  // the newest object the watch delivered
+  std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
   client::EventRecorder events_;
 };
 

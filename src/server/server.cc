@@ -52,6 +52,7 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
   if (options.store == "etcd") {
     store::EtcdStoreOptions etcd = options.etcd;
     etcd.watch_history_capacity = options.watch_history;
+    etcd.watch_history_per_object = options.watch_history_per_object;
     auto store = store::EtcdStore::Open(etcd);
     if (!store.ok()) return store.status();
     return std::unique_ptr<store::Store>(std::move(*store));

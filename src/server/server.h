@@ -28,8 +28,8 @@ struct ServerOptions {
   uint16_t port = 6443;  // 0: any free port
   bool tls = true;       // plain HTTP is for loopback tests only
   size_t watch_history = 100000;
-  // On SQLite, no more history than this many writes per stored object beyond 10,000 (0: no
-  // such bound); see SqliteStoreOptions.
+  // No more history than this many writes per stored object beyond 10,000 (0: no such bound);
+  // see WatchHub::CapacityFor.
   size_t watch_history_per_object = 2;
   int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
   // Unsent bytes one watch may hold before the server ends it with 410 (the client relists).

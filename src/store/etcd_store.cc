@@ -54,8 +54,15 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
     return Status(revision.status().reason(),
                   "etcd store: cannot reach any endpoint: " + revision.status().message());
   }
-  impl->hub = std::make_unique<WatchHub>(options.watch_history_capacity, *revision,
-                                         options.watch_history_bytes);
+  auto objects = impl->FetchObjectCount(*revision);
+  if (!objects.ok()) {
+    return Status(objects.status().reason(),
+                  "etcd store: cannot count the stored objects: " + objects.status().message());
+  }
+  impl->object_count = *objects;
+  impl->history_capacity = impl->HistoryCapacity();
+  impl->hub =
+      std::make_unique<WatchHub>(impl->history_capacity, *revision, options.watch_history_bytes);
   for (size_t n = 0; n < std::max<size_t>(1, options.max_writes_in_flight); ++n) {
     impl->writers.emplace_back([i = impl.get()] { i->RunWriter(); });
   }

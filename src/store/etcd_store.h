@@ -76,8 +76,13 @@ struct EtcdStoreOptions {
   // is given up, the member avoided like one that let an attempt run out, and the watch resumes
   // on another member.
   std::chrono::milliseconds watch_silence_limit{2000};  // at least 100 ms
+  // Events the hub keeps for watches from a past revision: at most watch_history_capacity and
+  // watch_history_bytes, and beyond watch_history_min no more than watch_history_per_object per
+  // object under the prefix (counted at Open, then from the watch; see WatchHub::CapacityFor).
   size_t watch_history_capacity = 100000;
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
+  size_t watch_history_min = 10000;
+  size_t watch_history_per_object = 2;
   // Writes sent at once (one writer thread each); more wait in a queue.
   size_t max_writes_in_flight = 32;
   // Keys whose newest version is remembered to spare an update's read (KnownValues); 0: none.

@@ -275,4 +275,16 @@ Result<int64_t> EtcdStore::Impl::FetchRevision(int64_t at) {
   return response->header().revision();
 }
 
+Result<int64_t> EtcdStore::Impl::FetchObjectCount(int64_t revision) {
+  auto range = EtcdRange(kStoreRoot);
+  pb::RangeRequest request;
+  request.set_key(range->first);
+  request.set_range_end(range->second);
+  request.set_count_only(true);
+  request.set_revision(revision);
+  auto response = Range(std::move(request));
+  if (!response.ok()) return response.status();
+  return response->count();
+}
+
 }  // namespace tenure::store

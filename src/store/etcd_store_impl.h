@@ -87,6 +87,10 @@ struct EtcdStore::Impl {
   std::atomic<int64_t> last_seen_revision{0};
   std::unique_ptr<WatchHub> hub;
   KnownValues known;  // from write results and the watch: lets Update skip its read
+  // Keys under the prefix as of the last published event (the feeder's after Open), and the
+  // hub's capacity for them (WatchHub::CapacityFor).
+  int64_t object_count = 0;
+  size_t history_capacity = 0;
 
   std::mutex mu;
   std::condition_variable cv;  // write queue, feeder pause
@@ -144,6 +148,8 @@ struct EtcdStore::Impl {
 
   Result<pb::RangeResponse> Range(pb::RangeRequest request, Deadline caller = kNoDeadline);
   Result<int64_t> FetchRevision(int64_t at = 0);
+  // How many keys the prefix holds at `revision`.
+  Result<int64_t> FetchObjectCount(int64_t revision);
 
   // --- writes (etcd_store_writes.cc) --------------------------------------------------------
 
@@ -158,6 +164,11 @@ struct EtcdStore::Impl {
   Result<KeyValue> Send(WriteCall& call);
 
   // --- watch (etcd_store_watch.cc) ----------------------------------------------------------
+
+  // The hub's capacity for object_count objects.
+  size_t HistoryCapacity() const;
+  // Counts the objects `events` create and delete, and resizes the hub's history to match.
+  void CountObjects(const std::vector<Event>& events);
 
   void RunFeeder(int64_t start_revision);
 

@@ -193,6 +193,55 @@ TEST_F(EtcdSingleMemberTest, ReplicasShareObjectsRevisionsAndWatches) {
   EXPECT_EQ(on_b.events().size(), 2u);
 }
 
+// The watch history is bounded per object under the prefix: counted at Open, then from the
+// watch, both ways.
+TEST_F(EtcdSingleMemberTest, TheWatchHistoryIsBoundedPerObject) {
+  std::string prefix = UniquePrefix("bounded");
+  auto seed = MustOpen(Options(prefix));
+  ASSERT_TRUE(seed);
+  ASSERT_TRUE(seed->WriteSync(Create("/registry/k/a", "v")).ok());
+  ASSERT_TRUE(seed->WriteSync(Create("/registry/k/b", "v")).ok());
+  EtcdStoreOptions options = Options(prefix);
+  options.watch_history_min = 4;
+  options.watch_history_per_object = 2;
+  auto store = MustOpen(options);
+  ASSERT_TRUE(store);
+  Collector all;
+  auto watch = store->Watch("/registry/", 0, all.Callback());
+  ASSERT_TRUE(watch.ok());
+  std::vector<int64_t> revisions;  // of every write through `store`
+  auto write = [&](WriteOp op) {
+    auto written = store->WriteSync(std::move(op));
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    revisions.push_back(written->mod_revision);
+    ASSERT_TRUE(all.WaitForRevision(written->mod_revision));
+  };
+  // The newest `kept` writes are in the history: a watch from the one before them replays them,
+  // one from earlier is Gone.
+  auto expect_kept = [&](size_t kept) {
+    SCOPED_TRACE("kept " + std::to_string(kept));
+    int64_t oldest = revisions[revisions.size() - kept - 1];
+    Collector replay;
+    auto ok = store->Watch("/registry/", oldest, replay.Callback());
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    ASSERT_TRUE(replay.WaitForRevision(revisions.back()));
+    EXPECT_EQ(replay.events().size(), kept);
+    auto gone = store->Watch("/registry/", oldest - 1, [](const std::vector<Event>&) {});
+    EXPECT_TRUE(gone.status().IsGone()) << gone.status().ToString();
+  };
+  for (int i = 0; i < 10; ++i) write(Update("/registry/k/a", "a" + std::to_string(i)));
+  expect_kept(4);  // two objects
+  for (const char* key : {"/registry/k/c", "/registry/k/d", "/registry/k/e", "/registry/k/f"}) {
+    write(Create(key, "v"));
+  }
+  for (int i = 0; i < 14; ++i) write(Update("/registry/k/a", "b" + std::to_string(i)));
+  expect_kept(12);  // six
+  for (const char* key : {"/registry/k/c", "/registry/k/d", "/registry/k/e", "/registry/k/f"}) {
+    write(WriteOp{WriteOp::Kind::kDelete, key, "", 0});
+  }
+  expect_kept(4);  // two again
+}
+
 // Each replica notes the versions it wrote and the ones its watch showed, so an update naming
 // that version can skip its read; a deletion drops them.
 TEST_F(EtcdSingleMemberTest, ReplicasKnowWhatTheyWroteAndWhatTheirWatchShowed) {

@@ -67,6 +67,23 @@ class SilenceWatchdog {
 
 }  // namespace
 
+size_t EtcdStore::Impl::HistoryCapacity() const {
+  return WatchHub::CapacityFor(static_cast<size_t>(std::max<int64_t>(object_count, 0)),
+                               options.watch_history_capacity, options.watch_history_min,
+                               options.watch_history_per_object);
+}
+
+void EtcdStore::Impl::CountObjects(const std::vector<Event>& events) {
+  for (const Event& e : events) {
+    if (e.type == Event::Type::kCreated) ++object_count;
+    if (e.type == Event::Type::kDeleted) --object_count;
+  }
+  if (size_t capacity = HistoryCapacity(); capacity != history_capacity) {
+    history_capacity = capacity;
+    hub->SetHistoryCapacity(capacity);
+  }
+}
+
 // Feeds the hub from one etcd watch on the whole prefix, reconnecting after failures and
 // resuming after the last published revision.
 void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
@@ -119,6 +136,7 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
           Remember(events.back().kv, events.back().type == Event::Type::kDeleted);
         }
         next = events.back().kv.mod_revision + 1;
+        CountObjects(events);
         hub->Publish(std::move(events));
       }
       silent = watchdog.fired();

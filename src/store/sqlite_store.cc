@@ -503,10 +503,8 @@ void SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
 }
 
 size_t SqliteStore::HistoryCapacity() const {
-  const SqliteStoreOptions& o = options_;
-  if (o.watch_history_per_object == 0) return o.watch_history_capacity;
-  return std::min(o.watch_history_capacity,
-                  std::max(o.watch_history_min, o.watch_history_per_object * data_.size()));
+  return WatchHub::CapacityFor(data_.size(), options_.watch_history_capacity,
+                               options_.watch_history_min, options_.watch_history_per_object);
 }
 
 Status SqliteStore::Persist(const std::vector<std::shared_ptr<Event>>& events,

@@ -53,9 +53,8 @@ struct SqliteStoreOptions {
   std::string path;  // database file, created when missing
   // Writes kept for watches and lists from a past revision (the watch history and the revision
   // history): at most watch_history_capacity of them and watch_history_bytes, and beyond
-  // watch_history_min no more than watch_history_per_object per stored object. A watcher further
-  // behind than that relists, which then costs no more than replaying would (a listing is one
-  // copy of each object); 0: no per-object bound.
+  // watch_history_min no more than watch_history_per_object per stored object (see
+  // WatchHub::CapacityFor; 0: no per-object bound).
   size_t watch_history_capacity = 100000;
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   size_t watch_history_min = 10000;

@@ -295,6 +295,12 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, in
   return std::unique_ptr<WatchHandle>(new HubWatchHandle(core_, std::move(w)));
 }
 
+size_t WatchHub::CapacityFor(size_t objects, size_t max_events, size_t min_events,
+                             size_t per_object) {
+  if (per_object == 0) return max_events;
+  return std::min(max_events, std::max(min_events, per_object * objects));
+}
+
 void WatchHub::SetHistoryCapacity(size_t capacity) {
   std::vector<EventPtr> dropped;  // destroyed outside the lock
   std::lock_guard lock(core_->mu);

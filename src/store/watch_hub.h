@@ -64,6 +64,13 @@ class WatchHub {
   Result<std::unique_ptr<WatchHandle>> Watch(std::string_view prefix, int64_t from_revision,
                                              EventCallback on_events);
 
+  // The history a store of `objects` objects keeps: at most `max_events`, and beyond
+  // `min_events` no more than `per_object` per object (0: no such bound). A watcher further
+  // behind relists, which then costs no more than replaying would (a listing is one copy of each
+  // object).
+  static size_t CapacityFor(size_t objects, size_t max_events, size_t min_events,
+                            size_t per_object);
+
   // Keeps at most `capacity` events from now on (the store may bound its history by its size);
   // older ones are dropped at once. 0: none.
   void SetHistoryCapacity(size_t capacity);
