@@ -116,8 +116,8 @@ void Emit(const std::string& line) {
   std::fflush(stdout);
 }
 
-// Times the lock's writes. Update is both the renewal and a takeover's acquire; after start-up
-// nearly every Update is a renewal, which is what the report's histogram is about.
+// Times the lock's renewals: Update is the renewal (and, after a Conflict, a takeover's acquire;
+// after start-up nearly every Update is a renewal, which is what the report's histogram is about).
 class TimedLock final : public tenure::Lock {
  public:
   explicit TimedLock(std::shared_ptr<tenure::Lock> inner) : inner_(std::move(inner)) {}
@@ -136,6 +136,11 @@ class TimedLock final : public tenure::Lock {
       g_update_failures.fetch_add(1, std::memory_order_relaxed);
     }
     return result;
+  }
+  // A takeover or release at a version seen (no read first): passed on, not timed as a renewal.
+  tenure::Result<tenure::ObservedRecord> UpdateAt(const tenure::LeaderElectionRecord& r,
+                                                  int64_t version, Timeout t) override {
+    return inner_->UpdateAt(r, version, t);
   }
   std::string Identity() const override { return inner_->Identity(); }
   std::string Describe() const override { return inner_->Describe(); }

@@ -26,6 +26,7 @@ struct ServeFlags {
   bool insecure_http = false;
   size_t watch_history = 100000;
   size_t watch_history_per_object = 2;
+  int64_t watch_history_min_age = 10;
   std::string feature_gates;
   std::string runtime_config;
   std::string token_auth_file;
@@ -115,6 +116,7 @@ int Serve(const ServeFlags& flags) {
   options.tls = !flags.insecure_http;
   options.watch_history = flags.watch_history;
   options.watch_history_per_object = flags.watch_history_per_object;
+  options.watch_history_min_age = std::chrono::seconds(flags.watch_history_min_age);
   options.threads = flags.threads;
   options.store = flags.store;
   options.etcd = flags.etcd;
@@ -248,6 +250,12 @@ void AddServeCommand(CLI::App& app) {
       ->add_option("--watch-history-per-object", flags->watch_history_per_object,
                    "Beyond 10000 writes, keep no more than this many per stored object (a "
                    "watcher further behind relists; 0: only --watch-history bounds it)")
+      ->capture_default_str();
+  serve
+      ->add_option("--watch-history-min-age", flags->watch_history_min_age,
+                   "Seconds: writes younger than this stay beyond --watch-history-per-object, so "
+                   "a client that lists and then watches within that time never has to relist")
+      ->check(CLI::Range(int64_t{0}, int64_t{86400}))
       ->capture_default_str();
   serve->add_option("--feature-gates", flags->feature_gates,
                     "Kubernetes feature gates, e.g. CoordinatedLeaderElection=false "

@@ -9,7 +9,8 @@
 // costs several times the text: 100,000 Leases took ~180 MiB as trees), which Get and List then
 // parse: for large collections that are read rarely. The text leaves out metadata.managedFields
 // (a third of a Lease), as client-go's informers strip them: who owns which field is the server's
-// business, and an update sent without them keeps the stored ones. Handlers still see them.
+// business, and an update sent without them keeps the stored ones. ADDED and MODIFIED handlers
+// still see them; DELETED gets the kept copy.
 // Thread-safe.
 #pragma once
 

@@ -45,6 +45,7 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
     sqlite.path = options.data_dir + "/tenure.db";
     sqlite.watch_history_capacity = options.watch_history;
     sqlite.watch_history_per_object = options.watch_history_per_object;
+    sqlite.watch_history_min_age = options.watch_history_min_age;
     auto store = store::SqliteStore::Open(sqlite);
     if (!store.ok()) return store.status();
     return std::unique_ptr<store::Store>(std::move(*store));
@@ -53,6 +54,7 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
     store::EtcdStoreOptions etcd = options.etcd;
     etcd.watch_history_capacity = options.watch_history;
     etcd.watch_history_per_object = options.watch_history_per_object;
+    etcd.watch_history_min_age = options.watch_history_min_age;
     auto store = store::EtcdStore::Open(etcd);
     if (!store.ok()) return store.status();
     return std::unique_ptr<store::Store>(std::move(*store));

@@ -31,6 +31,8 @@ struct ServerOptions {
   // No more history than this many writes per stored object beyond 10,000 (0: no such bound);
   // see WatchHub::CapacityFor.
   size_t watch_history_per_object = 2;
+  // Writes younger than this stay beyond that bound (WatchHub::SetHistoryMinAge).
+  std::chrono::nanoseconds watch_history_min_age = std::chrono::seconds(10);
   int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
   // Unsent bytes one watch may hold before the server ends it with 410 (the client relists).
   size_t max_watch_buffer_bytes = size_t{8} << 20;

@@ -61,8 +61,10 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
   }
   impl->object_count = *objects;
   impl->history_capacity = impl->HistoryCapacity();
-  impl->hub =
-      std::make_unique<WatchHub>(impl->history_capacity, *revision, options.watch_history_bytes);
+  impl->hub = std::make_unique<WatchHub>(options.watch_history_capacity, *revision,
+                                         options.watch_history_bytes);
+  impl->hub->SetHistoryMinAge(options.watch_history_min_age, impl->options.clock);
+  impl->hub->SetHistoryCapacity(impl->history_capacity);
   for (size_t n = 0; n < std::max<size_t>(1, options.max_writes_in_flight); ++n) {
     impl->writers.emplace_back([i = impl.get()] { i->RunWriter(); });
   }

@@ -83,6 +83,8 @@ struct EtcdStoreOptions {
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   size_t watch_history_min = 10000;
   size_t watch_history_per_object = 2;
+  // Events younger than this stay beyond the per-object bound (WatchHub::SetHistoryMinAge).
+  std::chrono::nanoseconds watch_history_min_age = std::chrono::seconds(10);
   // Writes sent at once (one writer thread each); more wait in a queue.
   size_t max_writes_in_flight = 32;
   // Keys whose newest version is remembered to spare an update's read (KnownValues); 0: none.

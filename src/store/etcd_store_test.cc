@@ -204,6 +204,7 @@ TEST_F(EtcdSingleMemberTest, TheWatchHistoryIsBoundedPerObject) {
   EtcdStoreOptions options = Options(prefix);
   options.watch_history_min = 4;
   options.watch_history_per_object = 2;
+  options.watch_history_min_age = std::chrono::nanoseconds(0);
   auto store = MustOpen(options);
   ASSERT_TRUE(store);
   Collector all;

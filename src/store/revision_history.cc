@@ -26,9 +26,12 @@ void RevisionHistory::Record(SharedEvent write, SharedEvent previous) {
   Trim();
 }
 
-void RevisionHistory::SetCapacity(size_t capacity) {
-  capacity_ = std::max<size_t>(capacity, 1);
-  Trim();
+void RevisionHistory::DropThrough(int64_t revision) {
+  while (!records_.empty() && records_.front().revision() <= revision) {
+    bytes_ -= SizeOf(records_.front());
+    records_.pop_front();
+  }
+  oldest_readable_ = std::max(oldest_readable_, revision);
 }
 
 void RevisionHistory::Trim() {

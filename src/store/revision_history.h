@@ -33,8 +33,8 @@ class RevisionHistory {
   // whose value came from `previous` before it (null: the write created the key).
   void Record(SharedEvent write, SharedEvent previous);
 
-  // Keeps at most `capacity` (at least 1) records from now on; older ones are dropped at once.
-  void SetCapacity(size_t capacity);
+  // Drops the records of writes up to `revision` (the store keeps the watch history's span).
+  void DropThrough(int64_t revision);
 
   // The oldest revision whose state can be rebuilt.
   int64_t OldestReadable() const { return oldest_readable_; }
@@ -57,7 +57,7 @@ class RevisionHistory {
   static size_t SizeOf(const Change& r);
   void Trim();
 
-  size_t capacity_;
+  const size_t capacity_;
   const size_t max_bytes_;
   std::deque<Change> records_;
   size_t bytes_ = 0;

@@ -185,10 +185,16 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
 
   if (Status s = store->statements_->Prepare(db); !s.ok()) return s;
   if (Status s = store->Load(); !s.ok()) return s;
-  const size_t capacity = store->history_capacity_ = store->HistoryCapacity();
-  store->hub_ = std::make_unique<WatchHub>(capacity, store->revision_, options.watch_history_bytes);
-  store->history_ =
-      std::make_unique<RevisionHistory>(capacity, options.watch_history_bytes, store->revision_);
+  // The ceiling bounds both histories; the hub applies the bound per object and the minimum
+  // age, and the revision history follows the hub (DropThrough).
+  store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_,
+                                           options.watch_history_bytes);
+  store->hub_->SetHistoryMinAge(options.watch_history_min_age,
+                                options.clock ? options.clock : Clock::Real());
+  store->history_capacity_ = store->HistoryCapacity();
+  store->hub_->SetHistoryCapacity(store->history_capacity_);
+  store->history_ = std::make_unique<RevisionHistory>(
+      options.watch_history_capacity, options.watch_history_bytes, store->revision_);
   store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
   return store;
 }
@@ -455,11 +461,12 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       revision_ = revision;
       if (size_t capacity = HistoryCapacity(); capacity != history_capacity_) {
         history_capacity_ = capacity;
-        history_->SetCapacity(capacity);
         hub_->SetHistoryCapacity(capacity);
       }
       // Under data_mu_, so that the hub's head and CurrentRevision() move together.
       hub_->Publish(std::vector<SharedEvent>(events.begin(), events.end()));
+      // Lists at a past revision reach back as far as watches do.
+      history_->DropThrough(hub_->OldestWatchableRevision());
     } else if (batch.size() > 1 && !failed_) {
       // Nothing of the batch is applied (rolled back): decide each half again on its own,
       // with the values the decisions above moved into the events.

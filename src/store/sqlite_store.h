@@ -26,6 +26,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,7 @@
 #include "store/revision_history.h"
 #include "store/store.h"
 #include "store/watch_hub.h"
+#include "tenure/clock.h"
 #include "tenure/status.h"
 
 struct sqlite3;
@@ -54,11 +56,15 @@ struct SqliteStoreOptions {
   // Writes kept for watches and lists from a past revision (the watch history and the revision
   // history): at most watch_history_capacity of them and watch_history_bytes, and beyond
   // watch_history_min no more than watch_history_per_object per stored object (see
-  // WatchHub::CapacityFor; 0: no per-object bound).
+  // WatchHub::CapacityFor; 0: no per-object bound), except the writes of the last
+  // watch_history_min_age.
   size_t watch_history_capacity = 100000;
   size_t watch_history_bytes = WatchHub::kDefaultHistoryBytes;
   size_t watch_history_min = 10000;
   size_t watch_history_per_object = 2;
+  // Writes younger than this stay beyond the per-object bound (see WatchHub::SetHistoryMinAge).
+  std::chrono::nanoseconds watch_history_min_age = std::chrono::seconds(10);
+  std::shared_ptr<Clock> clock;  // for the minimum age; null: the real clock
   size_t max_batch_size = 1024;  // writes committed in one transaction at most
 };
 

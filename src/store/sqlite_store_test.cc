@@ -17,6 +17,7 @@
 
 #include "store/file_mode_test_util.h"
 #include "store/store_test_util.h"
+#include "tenure/fake_clock.h"
 
 namespace tenure::store {
 namespace {
@@ -504,6 +505,7 @@ TEST_F(SqliteStoreTest, TheHistoryIsBoundedPerStoredObject) {
   SqliteStoreOptions options;
   options.watch_history_min = 4;
   options.watch_history_per_object = 2;
+  options.watch_history_min_age = std::chrono::nanoseconds(0);
   Reopen(options);
   ASSERT_TRUE(store_->WriteSync(Create("/a", "a2")).ok());
   ASSERT_TRUE(store_->WriteSync(Create("/b", "b2")).ok());
@@ -548,6 +550,38 @@ TEST_F(SqliteStoreTest, TheHistoryIsBoundedPerStoredObject) {
   EXPECT_TRUE(store_->Watch("", 29, [](const std::vector<Event>&) {}).status().IsGone());
   ASSERT_TRUE(c.WaitForRevision(34));
   EXPECT_EQ(c.revisions().size(), 4u + 4u + 14u + 4u);
+}
+
+// Writes younger than the minimum age stay beyond the per-object bound, so that a client that
+// lists and then watches from the listing's revision within that time finds it, however fast the
+// store is written; once older, they go at the next write.
+TEST_F(SqliteStoreTest, RecentWritesStayBeyondThePerObjectBound) {
+  auto clock = std::make_shared<FakeClock>();
+  SqliteStoreOptions options;
+  options.watch_history_min = 4;
+  options.watch_history_per_object = 2;
+  options.watch_history_min_age = std::chrono::seconds(10);
+  options.clock = clock;
+  Reopen(options);
+  ASSERT_TRUE(store_->WriteSync(Create("/a", "a1")).ok());
+  ASSERT_TRUE(store_->WriteSync(Create("/b", "b2")).ok());
+  for (int r = 3; r <= 12; ++r) {
+    ASSERT_TRUE(store_->WriteSync(Update("/a", "a" + std::to_string(r))).ok());
+  }
+  EXPECT_EQ(store_->OldestWatchableRevision(), 0);
+  auto at1 = store_->List("/", ListOptions{.revision = 1});
+  ASSERT_TRUE(at1.ok()) << at1.status().ToString();
+  ASSERT_EQ(at1->items.size(), 1u);
+  EXPECT_EQ(at1->items[0].value, "a1");
+
+  clock->Advance(std::chrono::seconds(11));
+  ASSERT_TRUE(store_->WriteSync(Update("/a", "a13")).ok());
+  // Two objects: 4 writes kept, 10 to 13.
+  EXPECT_EQ(store_->OldestWatchableRevision(), 9);
+  EXPECT_TRUE(store_->List("/", ListOptions{.revision = 8}).status().IsGone());
+  auto at9 = store_->List("/", ListOptions{.revision = 9});
+  ASSERT_TRUE(at9.ok()) << at9.status().ToString();
+  EXPECT_EQ(at9->items[0].value, "a9");
 }
 
 TEST_F(SqliteStoreTest, WatchFiltersByPrefix) {

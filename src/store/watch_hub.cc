@@ -41,10 +41,14 @@ struct WatchHub::Core {
   std::condition_variable work_cv;  // the dispatcher waits for inbox/run queue work
   std::condition_variable done_cv;  // handle destructors wait for a running callback
 
-  size_t capacity = 0;
+  size_t max_events = 0;  // the ceiling
+  size_t capacity = 0;    // the store's bound (SetHistoryCapacity), at most max_events
+  std::chrono::nanoseconds min_age{0};  // younger events stay beyond `capacity` (not the ceiling)
+  std::shared_ptr<Clock> clock;         // for min_age; null: no minimum age
   size_t max_bytes = 0;
-  size_t bytes = 0;              // of the events in history (EventBytes)
-  std::deque<EventPtr> history;  // consecutive published events, oldest first
+  size_t bytes = 0;                           // of the events in history (EventBytes)
+  std::deque<EventPtr> history;               // consecutive published events, oldest first
+  std::deque<Clock::TimePoint> published_at;  // of each event of `history` (with a clock)
   int64_t oldest_watchable = 0;  // revision of the newest dropped event, or the start revision
   int64_t head = 0;              // revision of the newest published event
 
@@ -60,12 +64,18 @@ struct WatchHub::Core {
 
   // Requires mu. Drops the oldest events beyond the bounds (the newest one is always kept).
   void Trim(std::vector<EventPtr>& dropped) {
-    while (!history.empty() &&
-           (history.size() > capacity || (bytes > max_bytes && history.size() > 1))) {
+    const Clock::TimePoint now = clock ? clock->now() : Clock::TimePoint();
+    auto over = [&] {
+      if (history.size() > max_events || (bytes > max_bytes && history.size() > 1)) return true;
+      if (history.size() <= capacity) return false;
+      return !clock || now - published_at.front() >= min_age;
+    };
+    while (!history.empty() && over()) {
       oldest_watchable = RevisionOf(history.front());
       bytes -= EventBytes(*history.front());
       dropped.push_back(std::move(history.front()));
       history.pop_front();
+      if (!published_at.empty()) published_at.pop_front();
     }
   }
 
@@ -189,7 +199,7 @@ class HubWatchHandle : public WatchHandle {
 
 WatchHub::WatchHub(size_t history_capacity, int64_t start_revision, size_t history_bytes)
     : core_(std::make_shared<Core>()) {
-  core_->capacity = history_capacity;
+  core_->max_events = core_->capacity = history_capacity;
   core_->max_bytes = history_bytes;
   core_->oldest_watchable = start_revision;
   core_->head = start_revision;
@@ -241,13 +251,15 @@ void WatchHub::Publish(std::vector<SharedEvent> batch) {
   {
     std::lock_guard lock(core_->mu);
     if (core_->stopping) return;
+    const Clock::TimePoint now = core_->clock ? core_->clock->now() : Clock::TimePoint();
     for (const EventPtr& e : batch) {
       core_->head = RevisionOf(e);
-      if (core_->capacity == 0) {
+      if (core_->max_events == 0) {
         core_->oldest_watchable = core_->head;
         continue;
       }
       core_->history.push_back(e);
+      if (core_->clock) core_->published_at.push_back(now);
       core_->bytes += EventBytes(*e);
       core_->Trim(dropped);
     }
@@ -304,8 +316,17 @@ size_t WatchHub::CapacityFor(size_t objects, size_t max_events, size_t min_event
 void WatchHub::SetHistoryCapacity(size_t capacity) {
   std::vector<EventPtr> dropped;  // destroyed outside the lock
   std::lock_guard lock(core_->mu);
-  core_->capacity = capacity;
+  core_->capacity = std::min(capacity, core_->max_events);
   core_->Trim(dropped);
+}
+
+void WatchHub::SetHistoryMinAge(std::chrono::nanoseconds min_age, std::shared_ptr<Clock> clock) {
+  std::lock_guard lock(core_->mu);
+  // Events published before keep no time: they count as old.
+  core_->published_at.assign(core_->history.size(), Clock::TimePoint());
+  core_->min_age = min_age;
+  core_->clock = min_age > std::chrono::nanoseconds(0) ? std::move(clock) : nullptr;
+  if (!core_->clock) core_->published_at.clear();
 }
 
 int64_t WatchHub::OldestWatchableRevision() const {

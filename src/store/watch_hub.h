@@ -18,6 +18,7 @@
 // call. Handles may outlive the hub: they just become inert.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "store/store.h"
+#include "tenure/clock.h"
 #include "tenure/status.h"
 
 namespace tenure::store {
@@ -71,9 +73,15 @@ class WatchHub {
   static size_t CapacityFor(size_t objects, size_t max_events, size_t min_events,
                             size_t per_object);
 
-  // Keeps at most `capacity` events from now on (the store may bound its history by its size);
-  // older ones are dropped at once. 0: none.
+  // Keeps at most `capacity` events from now on (the store bounds its history by its size),
+  // within the constructor's ceiling; older ones are dropped at once, except those younger than
+  // the minimum age.
   void SetHistoryCapacity(size_t capacity);
+  // Events published less than `min_age` ago (by `clock`) stay beyond SetHistoryCapacity's
+  // bound, not beyond the ceiling or the bytes: a client that lists and then watches from the
+  // listing's revision within that time never finds it gone, however fast the store is written
+  // (otherwise it could relist forever). Zero: no minimum age.
+  void SetHistoryMinAge(std::chrono::nanoseconds min_age, std::shared_ptr<Clock> clock);
 
   // The smallest from_revision a Watch accepts.
   int64_t OldestWatchableRevision() const;
