@@ -19,7 +19,10 @@ std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e
 }  // namespace
 
 KubeClient::KubeClient(ClusterConfig config)
-    : config_(std::move(config)), endpoints_(AllEndpoints(config_)), rotation_(endpoints_.size()) {
+    : config_(std::move(config)),
+      endpoints_(AllEndpoints(config_)),
+      rotation_(endpoints_.size()),
+      pool_(kMaxConnections) {
   if (config_.exec) exec_ = std::make_unique<ExecCredentialCache>(*config_.exec);
 }
 
@@ -84,7 +87,7 @@ bool KubeClient::CredentialsRejected(const Headers_t& headers) {
 int KubeClient::exec_runs() const { return exec_ ? exec_->runs() : 0; }
 
 void KubeClient::UseExecCertificate(const ExecCredential& credential) {
-  std::vector<Pooled> dropped;  // closed outside the lock
+  uint64_t generation = 0;
   {
     std::lock_guard lock(mu_);
     if (credential.client_certificate_data == exec_cert_ &&
@@ -93,12 +96,9 @@ void KubeClient::UseExecCertificate(const ExecCredential& credential) {
     }
     exec_cert_ = credential.client_certificate_data;
     exec_key_ = credential.client_key_data;
-    ++generation_;
-    connections_ -= idle_.size();
-    dropped = std::move(idle_);
-    idle_.clear();
+    generation = ++generation_;
   }
-  connection_freed_.notify_all();
+  pool_.DropIdle([generation](const Pooled& idle) { return idle.generation != generation; });
 }
 
 std::unique_ptr<HttpConnection> KubeClient::NewConnection(size_t index) {
@@ -125,61 +125,34 @@ void KubeClient::EndpointFailed(size_t index) {
         {{"failed", HostPort(endpoints_[index % endpoints_.size()])},
          {"next", HostPort(endpoints_[next % endpoints_.size()])}});
   }
-  std::vector<Pooled> dropped;  // closed outside the lock
-  {
-    std::lock_guard lock(mu_);
-    for (auto it = idle_.begin(); it != idle_.end();) {
-      if (it->endpoint == index) {
-        dropped.push_back(std::move(*it));
-        it = idle_.erase(it);
-        --connections_;
-      } else {
-        ++it;
-      }
-    }
-  }
-  if (!dropped.empty()) connection_freed_.notify_all();
+  pool_.DropIdle([index](const Pooled& idle) { return idle.endpoint == index; });
 }
 
 Result<KubeClient::Pooled> KubeClient::TakeConnection(size_t endpoint,
                                                       std::chrono::nanoseconds timeout) {
-  std::unique_lock lock(mu_);
-  bool available = connection_freed_.wait_for(
-      lock, timeout, [&] { return !idle_.empty() || connections_ < kMaxConnections; });
-  if (!available)
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(mu_);
+    generation = generation_;
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  auto lent = pool_.Take(endpoint, generation, deadline);
+  if (!lent.ok())
     return Status::Timeout("no connection to " + config_.server + " became free in time");
-  for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
-    if (it->endpoint == endpoint) {
-      Pooled pooled = std::move(*it);
-      idle_.erase(std::next(it).base());
-      return pooled;
-    }
-  }
-  Pooled stale;  // pool full of connections to another endpoint: replace one of them
-  if (connections_ >= kMaxConnections) {
-    stale = std::move(idle_.front());
-    idle_.erase(idle_.begin());
-  } else {
-    ++connections_;
-  }
-  uint64_t generation = generation_;
-  lock.unlock();
-  return Pooled{endpoint, NewConnection(endpoint), generation};
+  if (!lent->connection) lent->connection = NewConnection(endpoint);
+  return lent;
 }
 
 void KubeClient::ReturnConnection(Pooled pooled) {
+  // A connection to an endpoint we moved away from is not kept: the current one is preferred.
+  // Nor one opened with a client certificate the exec plugin has replaced since.
+  bool keep = pooled.endpoint == rotation_.current();
   {
     std::lock_guard lock(mu_);
-    // A connection to an endpoint we moved away from is not kept: the current one is preferred.
-    // Nor one opened with a client certificate the exec plugin has replaced since.
-    if (pooled.connection && pooled.endpoint == rotation_.current() &&
-        pooled.generation == generation_) {
-      idle_.push_back(std::move(pooled));
-    } else {
-      --connections_;
-    }
+    keep = keep && pooled.generation == generation_;
   }
-  connection_freed_.notify_one();
+  pool_.Return(std::move(pooled), keep);
 }
 
 Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::string& path,

@@ -14,7 +14,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -23,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "client/connection_pool.h"
 #include "client/endpoint_rotation.h"
 #include "client/http_connection.h"
 #include "client/kube_config.h"
@@ -96,12 +96,9 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   explicit KubeClient(ClusterConfig config);
   std::string BearerToken();
   // At most kMaxConnections requests are in flight; more wait for a connection (bounded by
-  // their timeout), so a thousand electors share a few kept-alive TLS connections.
-  struct Pooled {
-    size_t endpoint = 0;
-    std::unique_ptr<HttpConnection> connection;  // null: it failed and was dropped
-    uint64_t generation = 0;                     // of the client certificate it was opened with
-  };
+  // their timeout, served earliest deadline first), so a thousand electors share a few
+  // kept-alive TLS connections.
+  using Pooled = ConnectionPool::Lent;
   // The exec plugin gave a (new) client certificate: connections opened with the old one are
   // not reused.
   void UseExecCertificate(const ExecCredential& credential);
@@ -112,9 +109,7 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   std::vector<Endpoint> endpoints_;  // AllEndpoints(config_)
   EndpointRotation rotation_;
   std::mutex mu_;
-  std::condition_variable connection_freed_;
-  std::vector<Pooled> idle_;
-  size_t connections_ = 0;  // open ones, idle or in use
+  ConnectionPool pool_;
   std::unique_ptr<ExecCredentialCache> exec_;
   std::string exec_cert_, exec_key_;  // the exec plugin's client certificate, guarded by mu_
   uint64_t generation_ = 0;           // bumped when it changes, guarded by mu_
