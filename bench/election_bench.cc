@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -147,6 +148,65 @@ class CrashableLock final : public tenure::Lock {
   std::atomic<Clock::rep> last_{0};
 };
 
+// Wraps a lock and stamps when each write is sent and answered and when each watched record
+// arrives (steady clock), so that a handover can be cut into its steps.
+class StampedLock final : public tenure::Lock {
+ public:
+  enum class What { kWriteSent, kWriteAnswered, kWatchedFree, kWatchedHeld };
+  struct Stamp {
+    Clock::time_point at;
+    What what;
+  };
+  explicit StampedLock(std::shared_ptr<tenure::Lock> inner) : inner_(std::move(inner)) {}
+  tenure::Result<tenure::ObservedRecord> Get(Timeout t) override { return inner_->Get(t); }
+  tenure::Result<tenure::ObservedRecord> Create(const tenure::LeaderElectionRecord& r,
+                                                Timeout t) override {
+    return Written([&] { return inner_->Create(r, t); });
+  }
+  tenure::Result<tenure::ObservedRecord> Update(const tenure::LeaderElectionRecord& r,
+                                                Timeout t) override {
+    return Written([&] { return inner_->Update(r, t); });
+  }
+  tenure::Result<tenure::ObservedRecord> UpdateAt(const tenure::LeaderElectionRecord& r,
+                                                  int64_t version, Timeout t) override {
+    return Written([&] { return inner_->UpdateAt(r, version, t); });
+  }
+  std::string Identity() const override { return inner_->Identity(); }
+  std::string Describe() const override { return inner_->Describe(); }
+  std::unique_ptr<tenure::LockWatch> Watch(
+      std::function<void(const tenure::ObservedRecord&)> fn) override {
+    return inner_->Watch([this, fn = std::move(fn)](const tenure::ObservedRecord& r) {
+      Add(r.record.holder_identity.empty() ? What::kWatchedFree : What::kWatchedHeld);
+      fn(r);
+    });
+  }
+  // The first stamp of kind `what` at or after `since` (nullopt: none).
+  std::optional<Clock::time_point> First(What what, Clock::time_point since) const {
+    std::lock_guard lock(mu_);
+    for (const Stamp& s : stamps_) {
+      if (s.what == what && s.at >= since) return s.at;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  template <typename Call>
+  tenure::Result<tenure::ObservedRecord> Written(Call call) {
+    Add(What::kWriteSent);
+    auto result = call();
+    Add(What::kWriteAnswered);
+    return result;
+  }
+  void Add(What what) {
+    std::lock_guard lock(mu_);
+    if (stamps_.size() > 4096) stamps_.erase(stamps_.begin(), stamps_.begin() + 2048);
+    stamps_.push_back({Clock::now(), what});
+  }
+  std::shared_ptr<tenure::Lock> inner_;
+  mutable std::mutex mu_;
+  std::vector<Stamp> stamps_;
+};
+
 struct Candidate {
   std::shared_ptr<tenure::Elector> elector;
   std::unique_ptr<tenure::ElectionHandle> handle;
@@ -184,17 +244,34 @@ std::shared_ptr<tenure::Cluster> Connect(const ServerProcess& server) {
   return *cluster;
 }
 
+// One graceful handover cut into its steps (milliseconds), from the stamps of both locks.
+struct HandoverSteps {
+  double stop_to_release_sent;      // the old leader's term ends: guard, callbacks, drain
+  double release_round_trip;        // the release write, sent to answered
+  double release_to_watched;        // release sent -> the follower's watch delivers it
+  double watched_to_takeover_sent;  // the follower wakes and writes
+  double takeover_round_trip;       // the takeover write, sent to answered
+  double answered_to_started;       // -> OnStartedLeading
+};
+
 void GracefulHandovers(const ServerProcess& server, int count) {
   auto cluster_a = Connect(server), cluster_b = Connect(server);
   auto lock = [&](std::shared_ptr<tenure::Cluster> c, const char* id) {
-    return tenure::NewLeaseLock(std::move(c), {"default", "handover", id, false});
+    return std::make_shared<StampedLock>(
+        tenure::NewLeaseLock(std::move(c), {"default", "handover", id, false}));
   };
-  std::unique_ptr<Candidate> leader = StartCandidate(lock(cluster_a, "a"), true);
+  auto leader_lock = lock(cluster_a, "a");
+  std::unique_ptr<Candidate> leader = StartCandidate(leader_lock, true);
   WaitFor([&] { return leader->terms.load() == 1; }, 30s);
-  std::unique_ptr<Candidate> follower = StartCandidate(lock(cluster_b, "b"), true);
+  auto follower_lock = lock(cluster_b, "b");
+  std::unique_ptr<Candidate> follower = StartCandidate(follower_lock, true);
   WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
   std::vector<double> ms;
+  std::vector<HandoverSteps> steps;
   bool a_leads = true;
+  auto millis = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
   for (int i = 0; i < count; ++i) {
     auto stop_at = Clock::now();
     leader->handle->Stop();  // releases the lease
@@ -202,13 +279,27 @@ void GracefulHandovers(const ServerProcess& server, int count) {
       std::printf("graceful handover %d: no takeover within 30 s\n", i);
       return;
     }
-    ms.push_back(std::chrono::duration<double, std::milli>(
-                     Clock::time_point(Clock::duration(follower->started_at.load())) - stop_at)
-                     .count());
+    auto started = Clock::time_point(Clock::duration(follower->started_at.load()));
+    ms.push_back(millis(stop_at, started));
+    using W = StampedLock::What;
+    auto release_sent = leader_lock->First(W::kWriteSent, stop_at);
+    auto release_answered = leader_lock->First(W::kWriteAnswered, stop_at);
+    auto watched = follower_lock->First(W::kWatchedFree, stop_at);
+    auto takeover_sent = watched ? follower_lock->First(W::kWriteSent, *watched) : std::nullopt;
+    auto takeover_answered =
+        takeover_sent ? follower_lock->First(W::kWriteAnswered, *takeover_sent) : std::nullopt;
+    if (release_sent && release_answered && watched && takeover_sent && takeover_answered) {
+      steps.push_back({millis(stop_at, *release_sent), millis(*release_sent, *release_answered),
+                       millis(*release_sent, *watched), millis(*watched, *takeover_sent),
+                       millis(*takeover_sent, *takeover_answered),
+                       millis(*takeover_answered, started)});
+    }
     // The old leader comes back as the follower.
     a_leads = !a_leads;
     leader = std::move(follower);
-    follower = StartCandidate(lock(a_leads ? cluster_b : cluster_a, a_leads ? "b" : "a"), true);
+    std::swap(leader_lock, follower_lock);
+    follower_lock = lock(a_leads ? cluster_b : cluster_a, a_leads ? "b" : "a");
+    follower = StartCandidate(follower_lock, true);
     std::string current = a_leads ? "a" : "b";
     WaitFor([&] { return follower->elector->Leader() == current; }, 30s);
   }
@@ -216,6 +307,21 @@ void GracefulHandovers(const ServerProcess& server, int count) {
       "graceful handover (stop with release -> successor leading), %d runs: p50 %.1f ms  p99 %.1f "
       "ms  max %.1f ms\n",
       count, Percentile(ms, 0.5), Percentile(ms, 0.99), Percentile(ms, 1.0));
+  // Where the time goes, step by step (each step's own percentiles; they do not add up to the
+  // total's, and the watch may deliver the release before the release's answer arrives).
+  auto step = [&](const char* name, double HandoverSteps::*field) {
+    std::vector<double> v;
+    for (const auto& s : steps) v.push_back(s.*field);
+    std::printf("  %-44s p50 %6.2f ms  p99 %6.2f ms\n", name, Percentile(v, 0.5),
+                Percentile(v, 0.99));
+  };
+  std::printf("  steps of %zu handovers:\n", steps.size());
+  step("stop -> release sent (term ends)", &HandoverSteps::stop_to_release_sent);
+  step("release sent -> answered", &HandoverSteps::release_round_trip);
+  step("release sent -> follower's watch has it", &HandoverSteps::release_to_watched);
+  step("watch has it -> takeover sent", &HandoverSteps::watched_to_takeover_sent);
+  step("takeover sent -> answered", &HandoverSteps::takeover_round_trip);
+  step("takeover answered -> OnStartedLeading", &HandoverSteps::answered_to_started);
 }
 
 void CrashTakeovers(const ServerProcess& server, int count) {

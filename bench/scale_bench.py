@@ -65,11 +65,14 @@ def log(msg: str) -> None:
 class Candidates:
     """One scale_candidates process and what it printed."""
 
-    def __init__(self, binary: str, kubeconfig: str, identity: str, first: int, count: int):
+    def __init__(self, binary: str, kubeconfig: str, identity: str, first: int, count: int,
+                 connections: int = 0):
         self.identity, self.first, self.count = identity, first, count
+        # --connections 0 leaves the library's default (and works with binaries older than it)
+        extra = ["--connections", str(connections)] if connections else []
         self.proc = subprocess.Popen(
             [binary, "--kubeconfig", kubeconfig, "--namespace", NAMESPACE, "--prefix", PREFIX,
-             "--first", str(first), "--count", str(count), "--identity", identity],
+             "--first", str(first), "--count", str(count), "--identity", identity] + extra,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr)
         self.report: dict = {}
         self.last: dict | None = None
@@ -223,11 +226,11 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         ranges = split(n, args.processes)
         started = time.monotonic()
         for i, (first, count) in enumerate(ranges):
-            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count))
+            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args.connections))
         wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50,
                  f"side a to lead {n} leases", lambda: f"{sum(p.get('leading') for p in procs)} lead")
         log(f"{store_kind} N={n}: side a leads all in {time.monotonic() - started:.1f} s")
-        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count)
+        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args.connections)
                   for i, (first, count) in enumerate(ranges)]
         procs += side_b
         wait_for(lambda: sum(p.get("following") for p in side_b) == n, 120 + n / 50,
@@ -258,6 +261,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         server_requests = metric(m1, "apiserver_request_total") - metric(m0, "apiserver_request_total")
         result = {
             "kind": "steady", "store": store_kind, "elections": n, "electors": 2 * n,
+            "connections": args.connections or "default",
             "processes": len(procs), "seconds": round(elapsed, 1),
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / elapsed, 1),
             "server_rss_mib": round(rss_end / 1024, 1), "server_rss_peak_mib": round(rss_peak / 1024, 1),
@@ -292,9 +296,9 @@ def failover_run(args, store_kind: str, m: int) -> dict:
     store = Store(store_kind)
     leader = follower = None
     try:
-        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m)
+        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections)
         wait_for(lambda: leader.get("leading") == m, 120 + m / 50, f"one process to lead {m} leases")
-        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m)
+        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections)
         wait_for(lambda: follower.get("following") == m, 120 + m / 50, f"a second process to follow {m} leases")
         time.sleep(args.warmup)
         follower_terms_before = follower.get("terms")
@@ -334,6 +338,7 @@ def failover_run(args, store_kind: str, m: int) -> dict:
         fin = follower.finish()
         return {
             "kind": "failover", "store": store_kind, "leases": m,
+            "connections": args.connections or "default",
             "takeover_min_s": round(delays[0], 3),
             "takeover_p50_s": round(delays[len(delays) // 2], 3),
             "takeover_p99_s": round(delays[int(0.99 * (len(delays) - 1))], 3),
@@ -369,6 +374,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=float, default=20)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--failover", type=int, default=5000, help="leases of the killed process (0: none)")
+    ap.add_argument("--connections", type=int, default=0,
+                    help="each candidate process's ClusterOptions::max_connections (0: the library's default)")
     ap.add_argument("--out", default="scale-results.jsonl")
     args = ap.parse_args()
     os.environ.setdefault("TENURE_BIN", os.path.join(args.build, "src", "cli", "tenure"))

@@ -11,6 +11,7 @@
 // window's renewal histogram as [bucket, count] pairs, so that the driver can merge processes.
 //   scale_candidates --kubeconfig F --namespace NS --prefix P --first A --count C --identity ID
 //                    [--lease-seconds 15 --renew-seconds 10 --retry-seconds 2] [--report-ms 1000]
+//                    [--connections N (default: the library's)]
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -158,13 +159,14 @@ struct Flags {
   int first = 0, count = 0;
   int lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
   int report_ms = 1000;
+  int connections = 0;  // 0: the library's default (ClusterOptions::max_connections)
 };
 
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "scale_candidates: %s\nusage: scale_candidates --kubeconfig F --namespace NS "
                "--prefix P --first A --count C --identity ID [--lease-seconds 15] "
-               "[--renew-seconds 10] [--retry-seconds 2] [--report-ms 1000]\n",
+               "[--renew-seconds 10] [--retry-seconds 2] [--report-ms 1000] [--connections N]\n",
                why.c_str());
   std::exit(2);
 }
@@ -203,6 +205,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.retry_seconds = number();
     } else if (name == "--report-ms") {
       f.report_ms = std::max(100, number());
+    } else if (name == "--connections") {
+      f.connections = number();
     } else {
       Usage("unknown flag " + name);
     }
@@ -241,7 +245,9 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread made below inherits the mask
   tenure::SetLogLevel(tenure::LogLevel::kWarning);
 
-  auto cluster = tenure::Cluster::Connect({.kubeconfig = flags.kubeconfig});
+  tenure::ClusterOptions options{.kubeconfig = flags.kubeconfig};
+  if (flags.connections > 0) options.max_connections = static_cast<size_t>(flags.connections);
+  auto cluster = tenure::Cluster::Connect(options);
   if (!cluster.ok()) {
     std::fprintf(stderr, "scale_candidates: %s\n", cluster.status().ToString().c_str());
     return 1;

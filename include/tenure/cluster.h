@@ -28,6 +28,12 @@ struct ClusterOptions {
   // answer in its share fails with Timeout (it is not repeated: it may have been applied) and
   // the next call goes to the next replica. Empty: the loaded server.
   std::vector<std::string> servers;
+  // Requests in flight at once (1..1024): each has a kept-alive connection of its own. More
+  // wait for one, the one with the earliest deadline first. Every elector, lock and candidate
+  // on this Cluster shares them; raise it for a process that leads thousands of leases, so that
+  // renewals and a burst of takeovers do not queue (the server commits concurrent writes
+  // together).
+  size_t max_connections = 32;
 };
 
 class Cluster {

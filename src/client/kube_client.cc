@@ -1,6 +1,7 @@
 // KubeClient: REST calls over pooled keep-alive connections, endpoint failover, shared watches.
 #include "client/kube_client.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,7 +15,6 @@
 namespace tenure::client {
 
 namespace {
-constexpr size_t kMaxConnections = 8;
 std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
 }  // namespace
 
@@ -22,7 +22,7 @@ KubeClient::KubeClient(ClusterConfig config)
     : config_(std::move(config)),
       endpoints_(AllEndpoints(config_)),
       rotation_(endpoints_.size()),
-      pool_(kMaxConnections) {
+      pool_(std::max<size_t>(config_.max_connections, 1)) {
   if (config_.exec) exec_ = std::make_unique<ExecCredentialCache>(*config_.exec);
 }
 

@@ -95,7 +95,7 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
  private:
   explicit KubeClient(ClusterConfig config);
   std::string BearerToken();
-  // At most kMaxConnections requests are in flight; more wait for a connection (bounded by
+  // At most config_.max_connections requests are in flight; more wait for a connection (bounded by
   // their timeout, served earliest deadline first), so a thousand electors share a few
   // kept-alive TLS connections.
   using Pooled = ConnectionPool::Lent;

@@ -36,6 +36,8 @@ struct ClusterConfig {
   // With several servers, connecting to one gives up after this long, so that a blackholed
   // replica cannot eat a leader's renew deadline (a refused connection fails at once anyway).
   std::chrono::milliseconds connect_timeout{2000};
+  // Requests in flight at once, each on a kept-alive connection of its own (ConnectionPool).
+  size_t max_connections = 32;
 };
 
 // `endpoint` followed by `more_endpoints`.
