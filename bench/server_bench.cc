@@ -7,7 +7,11 @@
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
 //                            [--store sqlite|etcd] [--etcd-port P] [--etcd-conns N]
+//                            [--reads true]
 //                            [--data-dir DIR --port P [--server-pid PID]]
+// --reads true (with --store etcd): consistent GETs of one Lease per client and LISTs of 1,000
+// Leases, answered from the replica's watch-fed copy and, with ConsistentListFromCache=false,
+// from etcd, side by side.
 // With --data-dir and --port it measures a running `tenure serve` instead; --server-pid makes
 // the memory figure that process's alone (bench/run_server_memory.sh does this).
 #include <stdlib.h>
@@ -74,6 +78,8 @@ struct Flags {
   int etcd_port = 0;
   int etcd_conns = 0;      // raw etcd CAS: gRPC connections shared by the clients (0: one each)
   int server_threads = 0;  // in-process server's I/O threads (0: its default)
+  // --store etcd: also consistent GETs and LISTs, from the replica's watch-fed copy and from etcd.
+  bool reads = false;
 };
 
 struct Bench {
@@ -215,10 +221,11 @@ std::vector<int> ParseList(const char* text) {
 
 // Starts an in-process server on `data_dir` (replicas share it: same CA and token) with the
 // store `flags` name; etcd_url is the etcd for --store etcd.
-tenure::Result<std::unique_ptr<tenure::server::Server>> StartServer(const Flags& flags,
-                                                                    const std::string& data_dir,
-                                                                    const std::string& etcd_url) {
+tenure::Result<std::unique_ptr<tenure::server::Server>> StartServer(
+    const Flags& flags, const std::string& data_dir, const std::string& etcd_url,
+    bool reads_from_watch_cache = true) {
   tenure::server::ServerOptions options;
+  options.etcd.reads_from_watch_cache = reads_from_watch_cache;
   options.data_dir = data_dir;
   options.port = 0;
   options.threads = flags.server_threads;
@@ -236,12 +243,93 @@ Bench BenchFor(const tenure::server::Server& server) {
   return bench;
 }
 
-// The etcd backend side by side, per client count in the same run: raw etcd CAS over gRPC (keys
-// outside tenure's prefix, so no replica's watch sees them), tenure with the running replica,
-// then tenure with a second replica started for the row (clients alternate between the two).
-// Prints a table with tenure's rate as a fraction of raw etcd's.
-int EtcdSideBySide(const Flags& flags, const Bench& first, const std::string& data_dir,
-                   const std::string& etcd_url) {
+// Consistent reads (no resourceVersion) through one replica: each client GETs a Lease of its own,
+// or LISTs the `listed` Leases of namespace "reads", back to back.
+LoopResult ReadThroughput(const Bench& bench, const std::string& label, bool list, int clients,
+                          int seconds) {
+  return ClosedLoop(label, list ? "lists" : "gets", clients, seconds, [&](int i) -> Step {
+    const std::string headers = "Authorization: Bearer " + bench.token + "\r\n";
+    auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
+    std::string target = list ? tenure::api::CollectionPath(tenure::api::LeaseKind(), "v1", "reads")
+                              : LeasePath("get-" + std::to_string(i));
+    if (!list) {
+      auto created =
+          c->Request("POST", LeasesPath(), headers + "Content-Type: application/json\r\n",
+                     LeaseBody("get-" + std::to_string(i), "reader", ""));
+      if (created.status != 201 && created.status != 409) return nullptr;
+    }
+    return
+        [c, target, headers](long) { return c->Request("GET", target, headers, "").status == 200; };
+  });
+}
+
+// The reads of --reads true: GET and LIST rates with the copy, then without it (each on a
+// replica of its own, started for the row).
+int EtcdReads(const Flags& flags, const std::string& data_dir, const std::string& etcd_url) {
+  constexpr int kListed = 1000;
+  struct Row {
+    const char* what;
+    bool cache;
+    bool list;
+    int clients;
+    LoopResult r;
+  };
+  std::vector<Row> rows;
+  for (bool cache : {true, false}) {
+    auto replica = StartServer(flags, data_dir, etcd_url, cache);
+    if (!replica.ok()) {
+      std::fprintf(stderr, "cannot start the replica: %s\n", replica.status().ToString().c_str());
+      return 1;
+    }
+    Bench bench = BenchFor(**replica);
+    if (cache) {
+      HttpConnection c(bench.endpoint);
+      auto ns = c.Request("POST", "/api/v1/namespaces", bench.Headers(),
+                          R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"reads"}})",
+                          std::chrono::seconds(10));
+      if (!ns.ok() || (ns->status != 201 && ns->status != 409)) {
+        std::fprintf(stderr, "cannot create namespace reads\n");
+        return 1;
+      }
+      for (int i = 0; i < kListed; ++i) {
+        std::string name = "listed-" + std::to_string(i);
+        std::string body = LeaseBody(name, "holder", "");
+        body.replace(body.find("\"default\""), 9, "\"reads\"");
+        auto r =
+            c.Request("POST", tenure::api::CollectionPath(tenure::api::LeaseKind(), "v1", "reads"),
+                      bench.Headers(), body, std::chrono::seconds(10));
+        if (!r.ok() || (r->status != 201 && r->status != 409)) {
+          std::fprintf(stderr, "cannot store the listed Leases\n");
+          return 1;
+        }
+      }
+    }
+    for (int clients : flags.clients) {
+      std::string copy = cache ? "from the copy" : "from etcd";
+      rows.push_back({"GET", cache, false, clients,
+                      ReadThroughput(bench, "GET " + copy, false, clients, flags.seconds)});
+      rows.push_back({"LIST 1,000", cache, true, clients,
+                      ReadThroughput(bench, "LIST " + copy, true, clients, flags.seconds)});
+    }
+    (*replica)->Stop();
+  }
+  std::printf("\nconsistent reads through one replica, same etcd, same run (%ds per row):\n",
+              flags.seconds);
+  std::printf("%-12s %-14s %7s %11s %8s %8s %8s\n", "", "answered", "clients", "reads/s", "p50 ms",
+              "p99 ms", "errors");
+  for (const Row& row : rows) {
+    std::printf("%-12s %-14s %7d %11.0f %8.2f %8.2f %8ld\n", row.what,
+                row.cache ? "from the copy" : "from etcd", row.clients, row.r.rate, row.r.p50_ms,
+                row.r.p99_ms, row.r.errors);
+  }
+  return 0;
+}
+
+// The etcd backend side by side, per client count in the same run: raw etcd CAS over gRPC while
+// no replica runs (a replica's watch covers etcd's whole key space and would see those writes),
+// tenure with one replica started for the row, then with a second one (clients alternate
+// between the two). Prints a table with tenure's rate as a fraction of raw etcd's.
+int EtcdSideBySide(const Flags& flags, const std::string& data_dir, const std::string& etcd_url) {
   const std::string target = etcd_url.substr(etcd_url.find("://") + 3);
   struct Row {
     int clients;
@@ -252,16 +340,26 @@ int EtcdSideBySide(const Flags& flags, const Bench& first, const std::string& da
     Row row{clients, {}, {}, {}};
     row.raw =
         tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds, flags.etcd_conns);
-    row.one = CasThroughput({first}, "tenure on etcd, 1 replica", "one-", clients, flags.seconds);
-    auto second = StartServer(flags, data_dir, etcd_url);
+    auto first = StartServer(flags, data_dir, etcd_url);
+    auto second = first.ok() ? StartServer(flags, data_dir, etcd_url) : first.status();
+    if (!second.ok()) {
+      std::fprintf(stderr, "cannot start the replicas: %s\n", second.status().ToString().c_str());
+      return 1;
+    }
+    // The second replica's watch costs CPU also while it takes no request: stopped for row one.
+    (*second)->Stop();
+    row.one = CasThroughput({BenchFor(**first)}, "tenure on etcd, 1 replica", "one-", clients,
+                            flags.seconds);
+    second = StartServer(flags, data_dir, etcd_url);
     if (!second.ok()) {
       std::fprintf(stderr, "cannot start the second replica: %s\n",
                    second.status().ToString().c_str());
       return 1;
     }
-    row.two = CasThroughput({first, BenchFor(**second)}, "tenure on etcd, 2 replicas", "two-",
-                            clients, flags.seconds);
+    row.two = CasThroughput({BenchFor(**first), BenchFor(**second)}, "tenure on etcd, 2 replicas",
+                            "two-", clients, flags.seconds);
     (*second)->Stop();
+    (*first)->Stop();
     rows.push_back(row);
   }
   std::printf("\netcd backend, same etcd, same run (%ds per row):\n", flags.seconds);
@@ -307,6 +405,8 @@ int main(int argc, char** argv) {
       flags.etcd_port = std::atoi(argv[i + 1]);
     else if (flag == "--server-threads")
       flags.server_threads = std::atoi(argv[i + 1]);
+    else if (flag == "--reads")
+      flags.reads = std::string(argv[i + 1]) == "true";
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -361,7 +461,14 @@ int main(int argc, char** argv) {
               where.c_str());
   int rc = 0;
   if (flags.store == "etcd") {
-    rc = EtcdSideBySide(flags, bench, tmpl, etcd_url);
+    // Without the in-process server, which the side by side starts per row itself.
+    server->Stop();
+    rc = EtcdSideBySide(flags, tmpl, etcd_url);
+    if (rc == 0 && flags.reads) rc = EtcdReads(flags, tmpl, etcd_url);
+    auto restarted = StartServer(flags, tmpl, etcd_url);
+    if (!restarted.ok()) return 1;
+    server = std::move(*restarted);
+    bench = BenchFor(*server);
   } else {
     for (int clients : flags.clients)
       CasThroughput({bench}, "lease CAS over TLS", "cas-", clients, flags.seconds);

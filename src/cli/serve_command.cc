@@ -258,8 +258,9 @@ void AddServeCommand(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{86400}))
       ->capture_default_str();
   serve->add_option("--feature-gates", flags->feature_gates,
-                    "Kubernetes feature gates, e.g. CoordinatedLeaderElection=false "
-                    "(tenure's default: true)");
+                    "Kubernetes feature gates: CoordinatedLeaderElection (default true) and, "
+                    "with --store etcd, ConsistentListFromCache (default true: consistent reads "
+                    "answered from the replica's watch-fed copy once it has caught up with etcd)");
   serve->add_option("--runtime-config", flags->runtime_config,
                     "API versions to serve, e.g. coordination.k8s.io/v1beta1=false");
   serve->add_option("--token-auth-file", flags->token_auth_file,

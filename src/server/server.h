@@ -63,8 +63,8 @@ struct ServerOptions {
   EmulatedVersion version;
 };
 
-// Parses "--feature-gates" ("CoordinatedLeaderElection=true,...") and "--runtime-config"
-// ("coordination.k8s.io/v1beta1=true,...") values into options.
+// Parses "--feature-gates" ("CoordinatedLeaderElection=true,ConsistentListFromCache=false") and
+// "--runtime-config" ("coordination.k8s.io/v1beta1=true,...") values into options.
 Status ApplyFeatureGates(const std::string& text, ServerOptions& options);
 Status ApplyRuntimeConfig(const std::string& text, ServerOptions& options);
 

@@ -38,6 +38,8 @@ Status ApplyFeatureGates(const std::string& text, ServerOptions& options) {
   for (const auto& [name, enabled] : *gates) {
     if (name == "CoordinatedLeaderElection") {
       options.coordinated_leader_election = enabled;
+    } else if (name == "ConsistentListFromCache") {
+      options.etcd.reads_from_watch_cache = enabled;  // the SQLite store always reads locally
     } else {
       return Status::BadRequest("unrecognized feature gate: " + name);
     }

@@ -46,6 +46,9 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
   if (options.compaction_interval < std::chrono::nanoseconds(0)) {
     return Status::BadRequest("etcd store: compaction interval must not be negative");
   }
+  if (options.watch_cache_wait < std::chrono::milliseconds(0)) {
+    return Status::BadRequest("etcd store: watch cache wait must not be negative");
+  }
   auto impl = std::make_shared<Impl>(options);
   if (!impl->options.clock) impl->options.clock = Clock::Real();
   if (Status s = impl->Connect(); !s.ok()) return s;
@@ -54,12 +57,22 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdStoreOptions& optio
     return Status(revision.status().reason(),
                   "etcd store: cannot reach any endpoint: " + revision.status().message());
   }
-  auto objects = impl->FetchObjectCount(*revision);
-  if (!objects.ok()) {
-    return Status(objects.status().reason(),
-                  "etcd store: cannot count the stored objects: " + objects.status().message());
+  if (options.reads_from_watch_cache) {
+    impl->resident = std::make_unique<ResidentState>();
+    revision = impl->LoadResident();
+    if (!revision.ok()) {
+      return Status(revision.status().reason(),
+                    "etcd store: cannot list the stored objects: " + revision.status().message());
+    }
+    impl->object_count = static_cast<int64_t>(impl->resident->size());
+  } else {
+    auto objects = impl->FetchObjectCount(*revision);
+    if (!objects.ok()) {
+      return Status(objects.status().reason(),
+                    "etcd store: cannot count the stored objects: " + objects.status().message());
+    }
+    impl->object_count = *objects;
   }
-  impl->object_count = *objects;
   impl->history_capacity = impl->HistoryCapacity();
   impl->hub = std::make_unique<WatchHub>(options.watch_history_capacity, *revision,
                                          options.watch_history_bytes);
@@ -81,72 +94,6 @@ EtcdStore::EtcdStore(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 EtcdStore::~EtcdStore() { impl_->Shutdown(); }
 
 void EtcdStore::Close() { impl_->Shutdown(); }
-
-Result<KeyValue> EtcdStore::Get(std::string_view key) { return GetBefore(key, kNoDeadline); }
-
-Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline deadline) {
-  auto etcd_key = impl_->EtcdKey(key);
-  if (!etcd_key.ok()) return etcd_key.status();
-  pb::RangeRequest request;
-  request.set_key(*etcd_key);
-  auto response = impl_->Range(std::move(request), deadline);
-  if (!response.ok()) return response.status();
-  if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
-  KeyValue kv = impl_->ToKeyValue(response->kvs(0));
-  impl_->Remember(kv, /*deleted=*/false);
-  return kv;
-}
-
-std::optional<KeyValue> EtcdStore::KnownValue(std::string_view key, int64_t mod_revision) {
-  return impl_->known.Lookup(key, mod_revision);
-}
-
-Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& options) {
-  ListResult result;
-  result.revision = options.revision;
-  auto range = impl_->EtcdRange(prefix);
-  if (!range) {
-    if (result.revision != 0) return result;
-    auto revision = impl_->FetchRevision();
-    if (!revision.ok()) return revision.status();
-    result.revision = *revision;
-    return result;
-  }
-  std::string start = range->first;
-  if (options.start_key > prefix) {
-    auto key = impl_->EtcdKey(options.start_key);
-    if (!key.ok()) return key.status();
-    start = std::max(start, *key);
-  }
-  const int64_t limit = std::max<int64_t>(options.limit, 0);
-  // Pages of one snapshot: the first page fixes the revision, the next ones read at it.
-  while (true) {
-    const int64_t want = limit == 0 ? impl_->options.list_page_size
-                                    : limit - static_cast<int64_t>(result.items.size());
-    pb::RangeRequest request;
-    request.set_key(start);
-    request.set_range_end(range->second);
-    request.set_limit(want);
-    request.set_revision(result.revision);
-    auto response = impl_->Range(std::move(request));
-    if (!response.ok()) {
-      // etcd says "required revision is a future revision" as OutOfRange.
-      return response.status();
-    }
-    if (result.revision == 0) result.revision = response->header().revision();
-    for (const mvccpb::KeyValue& kv : response->kvs())
-      result.items.push_back(impl_->ToKeyValue(kv));
-    // `count` is every key of the requested range, the returned ones included.
-    const int64_t rest = response->count() - response->kvs_size();
-    if (limit != 0 && static_cast<int64_t>(result.items.size()) >= limit) {
-      result.remaining = rest;
-      break;
-    }
-    if (!response->more() || response->kvs_size() == 0) break;
-    start = response->kvs(response->kvs_size() - 1).key() + std::string(1, '\0');
-  }
-  return result;
-}
 
 int64_t EtcdStore::CurrentRevision() {
   auto revision = impl_->FetchRevision();

@@ -91,6 +91,17 @@ struct EtcdStoreOptions {
   size_t known_values_capacity = 100000;
   // Keys per Range request of a List (all pages read the same revision).
   int64_t list_page_size = 1000;
+  // Consistent reads (Get, and List of the current state) answered from this replica's copy of
+  // every key under the prefix (ResidentState: listed at Open, then kept by the watch) once the
+  // copy has reached the revision etcd names at the read, as kube-apiserver's
+  // ConsistentListFromCache does. That revision is asked once for all the reads waiting at the
+  // time (RevisionBarrier), so concurrent reads share one small request, and a List does not
+  // travel from etcd. The watch then covers etcd's whole key space, so that every revision
+  // reaches it (in an etcd shared with other applications, their writes reach it too and are
+  // dropped). false: every read goes to etcd, and the watch covers the prefix only.
+  bool reads_from_watch_cache = true;
+  // How long a read waits for the copy to reach etcd's revision before it reads from etcd.
+  std::chrono::milliseconds watch_cache_wait{3000};
   // etcd keeps every revision until compacted. Like kube-apiserver (--etcd-compaction-interval,
   // same "compact_rev_key" protocol, so replicas and apiservers on one etcd agree), every
   // interval the revision noted one interval earlier is compacted, once per interval across all
@@ -131,6 +142,14 @@ class EtcdStore : public Store {
   std::string CurrentEndpoint() const;
   // The endpoint its etcd watch reads from (last connected to); "" before the first.
   std::string WatchEndpoint() const;
+
+  // How this replica answered consistent reads so far (reads_from_watch_cache).
+  struct ReadCounts {
+    uint64_t from_cache = 0;         // answered from the watch-fed copy
+    uint64_t from_etcd = 0;          // the copy was not serving or did not catch up in time
+    uint64_t revision_requests = 0;  // revision requests sent for them (shared by many reads)
+  };
+  ReadCounts reads() const;
 
   struct Impl;
 

@@ -264,13 +264,13 @@ Result<pb::RangeResponse> EtcdStore::Impl::Range(pb::RangeRequest request, Deadl
 
 // The store's revision, by a count-only range (at revision `at` when non-zero: Gone when it
 // was compacted).
-Result<int64_t> EtcdStore::Impl::FetchRevision(int64_t at) {
+Result<int64_t> EtcdStore::Impl::FetchRevision(int64_t at, Deadline caller) {
   pb::RangeRequest request;
   request.set_key(options.prefix.empty() ? std::string(1, '\0') : options.prefix);
   request.set_limit(1);
   request.set_count_only(true);
   if (at != 0) request.set_revision(at);
-  auto response = Range(std::move(request));
+  auto response = Range(std::move(request), caller);
   if (!response.ok()) return response.status();
   return response->header().revision();
 }

@@ -9,7 +9,10 @@
 //   suspects, attempt and operation deadlines, reads with failover, gRPC failures as Statuses;
 // - etcd_store_writes.cc: writes as Txn compare-and-swap, the writer threads, resends and how
 //   a Txn's answer (or its absence) is reported;
-// - etcd_store_watch.cc: the one etcd watch feeding the WatchHub, progress requests, silence;
+// - etcd_store_watch.cc: the one etcd watch feeding the WatchHub and the ResidentState, progress
+//   requests, silence;
+// - etcd_store_reads.cc: Get and List, from the ResidentState after a shared revision request,
+//   or from etcd;
 // - etcd_store_compaction.cc: compaction (kube-apiserver's protocol) and EtcdStore::Compact.
 #pragma once
 
@@ -32,6 +35,8 @@
 #include "etcd_rpc.grpc.pb.h"
 #include "store/etcd_store.h"
 #include "store/known_values.h"
+#include "store/resident_state.h"
+#include "store/revision_barrier.h"
 #include "store/watch_hub.h"
 
 namespace tenure::store {
@@ -78,7 +83,10 @@ struct EtcdStore::Impl {
     std::string cut_off_endpoint;     // set once an attempt was sent and cut off: resent since
   };
 
-  explicit Impl(EtcdStoreOptions o) : options(std::move(o)), known(options.known_values_capacity) {}
+  explicit Impl(EtcdStoreOptions o)
+      : options(std::move(o)),
+        known(options.known_values_capacity),
+        barrier([this](Deadline deadline) { return FetchRevision(0, deadline); }) {}
 
   EtcdStoreOptions options;
   std::vector<Endpoint> endpoints;
@@ -87,6 +95,11 @@ struct EtcdStore::Impl {
   std::atomic<int64_t> last_seen_revision{0};
   std::unique_ptr<WatchHub> hub;
   KnownValues known;  // from write results and the watch: lets Update skip its read
+  // With reads_from_watch_cache: every key under the prefix, kept by the watch; null without.
+  std::unique_ptr<ResidentState> resident;
+  RevisionBarrier barrier;  // etcd's revision for the reads answered from `resident`
+  std::atomic<uint64_t> reads_from_cache{0};
+  std::atomic<uint64_t> reads_from_etcd{0};
   // Keys under the prefix as of the last published event (the feeder's after Open), and the
   // hub's capacity for them (WatchHub::CapacityFor).
   int64_t object_count = 0;
@@ -147,7 +160,17 @@ struct EtcdStore::Impl {
   }
 
   Result<pb::RangeResponse> Range(pb::RangeRequest request, Deadline caller = kNoDeadline);
-  Result<int64_t> FetchRevision(int64_t at = 0);
+
+  // --- reads (etcd_store_reads.cc) ----------------------------------------------------------
+
+  // Waits until `resident` reflects etcd's revision as of now (one shared request), at most
+  // watch_cache_wait and until `deadline`: false when it is not serving or does not get there
+  // (the read then goes to etcd), or the revision's error.
+  Result<bool> CatchUp(Deadline deadline);
+  Result<KeyValue> GetFromEtcd(std::string_view key, Deadline deadline);
+  // A List read from etcd, in pages of one snapshot.
+  Result<ListResult> ListFromEtcd(std::string_view prefix, const ListOptions& options);
+  Result<int64_t> FetchRevision(int64_t at = 0, Deadline caller = kNoDeadline);
   // How many keys the prefix holds at `revision`.
   Result<int64_t> FetchObjectCount(int64_t revision);
 
@@ -171,6 +194,8 @@ struct EtcdStore::Impl {
   void CountObjects(const std::vector<Event>& events);
 
   void RunFeeder(int64_t start_revision);
+  // Lists the prefix at etcd's current revision into `resident`; that revision.
+  Result<int64_t> LoadResident();
 
   // --- compaction (etcd_store_compaction.cc) ------------------------------------------------
 

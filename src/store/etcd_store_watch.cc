@@ -84,13 +84,34 @@ void EtcdStore::Impl::CountObjects(const std::vector<Event>& events) {
   }
 }
 
-// Feeds the hub from one etcd watch on the whole prefix, reconnecting after failures and
-// resuming after the last published revision.
+Result<int64_t> EtcdStore::Impl::LoadResident() {
+  auto listed = ListFromEtcd(kStoreRoot, ListOptions{});
+  if (!listed.ok()) return listed.status();
+  resident->Reset(std::move(listed->items), listed->revision);
+  return listed->revision;
+}
+
+// Feeds the hub (and the resident copy) from one etcd watch, reconnecting after failures and
+// resuming after the last revision seen. With the resident copy the watch covers every key, so
+// that its revision follows etcd's (a write outside the prefix, such as compact_rev_key, moves
+// it too); only the prefix's events are published.
 void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
   pthread_setname_np(pthread_self(), "etcd-watch");
-  auto range = EtcdRange(kStoreRoot);
+  const auto range = EtcdRange(kStoreRoot);
+  const auto in_range = [&](const std::string& key) {
+    return key >= range->first && (range->second == std::string(1, '\0') || key < range->second);
+  };
   int64_t next = start_revision + 1;
+  bool reload = false;  // the resident copy missed events: list it again before watching
   while (!IsStopping()) {
+    if (reload) {
+      if (auto loaded = LoadResident(); !loaded.ok()) {
+        std::unique_lock lock(mu);
+        cv.wait_for(lock, kReconnectPause, [&] { return stopping; });
+        continue;
+      }
+      reload = false;
+    }
     int idx = WaitForReady(SysClock::now() + std::chrono::seconds(1));
     if (idx < 0) continue;
     auto context = std::make_shared<grpc::ClientContext>();
@@ -106,8 +127,13 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
     auto stream = endpoints[idx].watch->Watch(context.get());
     pb::WatchRequest request;
     pb::WatchCreateRequest* create = request.mutable_create_request();
-    create->set_key(range->first);
-    create->set_range_end(range->second);
+    if (resident) {
+      create->set_key(std::string(1, '\0'));
+      create->set_range_end(std::string(1, '\0'));
+    } else {
+      create->set_key(range->first);
+      create->set_range_end(range->second);
+    }
     create->set_start_revision(next);
     create->set_prev_kv(true);
     create->set_progress_notify(true);
@@ -125,6 +151,10 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
                 {{"revision", std::to_string(next)},
                  {"compacted_to", std::to_string(response.compact_revision())}});
             next = response.compact_revision();
+            if (resident) {
+              resident->Invalidate();
+              reload = true;
+            }
           }
           break;
         }
@@ -132,10 +162,15 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
         std::vector<Event> events;
         events.reserve(static_cast<size_t>(response.events_size()));
         for (const mvccpb::Event& e : response.events()) {
+          if (!in_range(e.kv().key())) continue;
           events.push_back(ToEvent(e));
           Remember(events.back().kv, events.back().type == Event::Type::kDeleted);
         }
-        next = events.back().kv.mod_revision + 1;
+        const int64_t last = response.events(response.events_size() - 1).kv().mod_revision();
+        next = last + 1;
+        // The copy first: a client that saw the event on a watch then reads it back.
+        if (resident) resident->Apply(events, last);
+        if (events.empty()) continue;
         CountObjects(events);
         hub->Publish(std::move(events));
       }

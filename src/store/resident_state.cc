@@ -1,0 +1,104 @@
+// ResidentState: the watch-fed copy of a store's keys that consistent reads are answered from.
+#include "store/resident_state.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace tenure::store {
+
+void ResidentState::Reset(std::vector<KeyValue> items, int64_t revision) {
+  std::map<std::string_view, SharedEvent, std::less<>> data;
+  for (KeyValue& kv : items) {
+    auto event = std::make_shared<Event>();
+    event->kv = std::move(kv);
+    std::string_view key = event->kv.key;
+    data.emplace_hint(data.end(), key, std::move(event));
+  }
+  std::lock_guard lock(mu_);
+  data_.swap(data);
+  revision_ = revision;
+  serving_ = true;
+  changed_.notify_all();
+  // `data`, the old copy, is freed after the lock is released.
+}
+
+void ResidentState::Invalidate() {
+  std::lock_guard lock(mu_);
+  serving_ = false;
+  changed_.notify_all();
+}
+
+void ResidentState::Apply(const std::vector<Event>& events, int64_t through) {
+  std::lock_guard lock(mu_);
+  if (!serving_) return;
+  for (const Event& e : events) {
+    if (e.kv.mod_revision <= revision_) continue;
+    if (e.type == Event::Type::kDeleted) {
+      data_.erase(e.kv.key);
+      continue;
+    }
+    auto event = std::make_shared<const Event>(e);
+    std::string_view key = event->kv.key;
+    auto it = data_.find(key);
+    if (it == data_.end()) {
+      data_.emplace(key, std::move(event));
+    } else {
+      // The map's key views the old event's key: re-key it with the new one.
+      auto node = data_.extract(it);
+      node.key() = key;
+      node.mapped() = std::move(event);
+      data_.insert(std::move(node));
+    }
+  }
+  if (through > revision_) {
+    revision_ = through;
+    changed_.notify_all();
+  }
+}
+
+bool ResidentState::WaitFor(int64_t revision, std::chrono::steady_clock::time_point until) {
+  std::unique_lock lock(mu_);
+  return changed_.wait_until(lock, until, [&] { return !serving_ || revision_ >= revision; }) &&
+         serving_;
+}
+
+bool ResidentState::serving() const {
+  std::lock_guard lock(mu_);
+  return serving_;
+}
+
+int64_t ResidentState::revision() const {
+  std::lock_guard lock(mu_);
+  return revision_;
+}
+
+std::optional<KeyValue> ResidentState::Get(std::string_view key) const {
+  std::lock_guard lock(mu_);
+  auto it = data_.find(key);
+  if (it == data_.end()) return std::nullopt;
+  return it->second->kv;
+}
+
+ListResult ResidentState::List(std::string_view prefix, std::string_view start_key,
+                               int64_t limit) const {
+  ListResult result;
+  const auto max_items = static_cast<size_t>(std::max<int64_t>(limit, 0));
+  std::lock_guard lock(mu_);
+  result.revision = revision_;
+  for (auto it = data_.lower_bound(std::max(prefix, start_key));
+       it != data_.end() && it->first.starts_with(prefix); ++it) {
+    if (max_items != 0 && result.items.size() >= max_items) {
+      ++result.remaining;
+    } else {
+      result.items.push_back(it->second->kv);
+    }
+  }
+  return result;
+}
+
+size_t ResidentState::size() const {
+  std::lock_guard lock(mu_);
+  return data_.size();
+}
+
+}  // namespace tenure::store
