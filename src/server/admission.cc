@@ -100,6 +100,7 @@ RequestClass Classify(const RequestInfo& info, const HttpRequest& request) {
   const std::optional<Verb>& verb = info.verb;
   cls.long_running = verb == Verb::kWatch;
   bool read_only = verb && IsReadOnly(*verb);
+  cls.read_only = read_only;
   bool small = request.body.size() <= kExpensiveBodyBytes;
   cls.expensive = verb == Verb::kList || verb == Verb::kDeleteCollection || !small;
   bool single_object = !info.name.empty() || verb == Verb::kCreate;
@@ -178,14 +179,19 @@ Admission::Admission(AdmissionOptions options)
         options_.blocking_threads, options_.max_read_only_inflight + options_.max_mutating_inflight,
         "tenure-blocking");
   }
+  if (options_.leader_election_read_threads > 0) {
+    leader_election_reads_ =
+        std::make_unique<WorkPool>(options_.leader_election_read_threads,
+                                   options_.max_leader_election_inflight, "tenure-le-reads");
+  }
 }
 
 Admission::~Admission() = default;
 
 WorkPool* Admission::PoolFor(const RequestClass& cls) {
   if (cls.expensive) return &expensive_;
-  if (blocking_ && cls.level != PriorityLevel::kLeaderElection) return blocking_.get();
-  return nullptr;
+  if (cls.level != PriorityLevel::kLeaderElection) return blocking_.get();
+  return cls.read_only ? leader_election_reads_.get() : nullptr;
 }
 
 void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responder,

@@ -9,7 +9,9 @@
 //    own small pool of threads with a bounded queue (full: 429), never on the threads that
 //    serve renewals.
 //  - with a store whose reads block for a network round trip (etcd), every other request also
-//    runs on a pool of its own, so the HTTP threads are left to leader election.
+//    runs on a pool of its own, and so do leader election's reads (on a second pool, never
+//    behind the others), so the HTTP threads are left to leader election's writes, which the
+//    store sends without blocking a thread.
 //  - watches are long-running: not counted (kube-apiserver does not count them either).
 #pragma once
 
@@ -35,6 +37,7 @@ struct RequestClass {
   PriorityLevel level = PriorityLevel::kReadOnly;
   bool long_running = false;  // watch: exempt from the limits
   bool expensive = false;     // runs on the expensive pool
+  bool read_only = false;     // get, list, watch: a read of the store
 };
 
 // A body larger than this makes a request expensive (its decoding, patching and validation).
@@ -55,6 +58,9 @@ struct AdmissionOptions {
   // on an HTTP thread behind another request's round trips to a slow or hung member. Their
   // queue holds what the in-flight limits admit.
   size_t blocking_threads = 0;
+  // When non-zero (etcd, too), leader election's reads run on this many threads of their own;
+  // its writes stay on the HTTP threads (a write is sent to the store without blocking).
+  size_t leader_election_read_threads = 0;
 };
 
 // Threads with a bounded queue of work. Thread-safe.
@@ -113,7 +119,8 @@ class Admission {
   AdmissionOptions options_;
   Level levels_[3];
   WorkPool expensive_;
-  std::unique_ptr<WorkPool> blocking_;  // only when options_.blocking_threads > 0
+  std::unique_ptr<WorkPool> blocking_;               // only when options_.blocking_threads > 0
+  std::unique_ptr<WorkPool> leader_election_reads_;  // only when its threads are set
 };
 
 }  // namespace tenure::server

@@ -184,5 +184,52 @@ TEST(AdmissionTest, WithBlockingReadsOnlyLeaderElectionRunsOnTheRequestThreads) 
   EXPECT_EQ(inline_ran_on, std::this_thread::get_id());
 }
 
+// Leader election's reads have a pool of their own (etcd): a Lease GET waiting for etcd's
+// revision holds neither an HTTP thread nor waits behind the other requests' reads, while a
+// renewal, which the store sends without blocking, stays on the connection's thread.
+TEST(AdmissionTest, LeaderElectionReadsRunOnAPoolOfTheirOwnAndItsWritesInline) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  AdmissionOptions options;
+  options.blocking_threads = 1;
+  options.leader_election_read_threads = 1;
+  Admission admission(options);
+  ReleaseAtExit guard{release};
+  // The other requests' only pool thread is stuck on a hung member.
+  std::promise<void> other_started;
+  admission.Run(ClassOf("GET", "/api/v1/namespaces/default/pods/p"),
+                std::make_shared<RecordingResponder>(),
+                [&other_started, released](std::shared_ptr<Responder> r) {
+                  other_started.set_value();
+                  released.wait();
+                  r->Reply(HttpResponse{});
+                });
+  other_started.get_future().wait();
+  RequestClass lease_read =
+      ClassOf("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
+  ASSERT_EQ(lease_read.level, PriorityLevel::kLeaderElection);
+  ASSERT_TRUE(lease_read.read_only);
+  std::promise<std::thread::id> read_ran_on;
+  auto read = std::make_shared<RecordingResponder>();
+  admission.Run(lease_read, read, [&read_ran_on](std::shared_ptr<Responder> r) {
+    read_ran_on.set_value(std::this_thread::get_id());
+    r->Reply(HttpResponse{});
+  });
+  auto read_thread = read_ran_on.get_future();
+  ASSERT_EQ(read_thread.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "the Lease read waited behind the other pool";
+  EXPECT_NE(read_thread.get(), std::this_thread::get_id());
+  RequestClass renewal = ClassOf("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
+  ASSERT_FALSE(renewal.read_only);
+  std::thread::id renewal_ran_on;
+  admission.Run(renewal, std::make_shared<RecordingResponder>(),
+                [&renewal_ran_on](std::shared_ptr<Responder> r) {
+                  renewal_ran_on = std::this_thread::get_id();
+                  r->Reply(HttpResponse{});
+                });
+  EXPECT_EQ(renewal_ran_on, std::this_thread::get_id());
+  release.set_value();
+}
+
 }  // namespace
 }  // namespace tenure::server

@@ -123,11 +123,6 @@ class ServerImpl final : public Server {
     http.threads = options.threads;
     http.max_stream_buffer_bytes = options.max_watch_buffer_bytes;
     http.request_timeout = options.request_timeout;
-    // A store whose reads block the calling HTTP thread for a network round trip (etcd; SQLite
-    // reads memory) needs more threads to keep more requests in flight.
-    if (http.threads == 0 && store_->ReadsBlock()) {
-      http.threads = std::max(16, 4 * static_cast<int>(std::thread::hardware_concurrency()));
-    }
     ApiServerOptions api_options;
     api_options.token = credentials_.token;
     api_options.tokens = options.tokens;
@@ -153,9 +148,19 @@ class ServerImpl final : public Server {
       api_options.auditor = std::make_shared<Auditor>(
           options.audit_policy.value_or(MetadataForEverything()), std::move(*log), Clock::Real());
     }
-    // Such reads also leave the HTTP threads to leader election (admission.h).
-    if (api_options.admission.blocking_threads == 0 && store_->ReadsBlock()) {
-      api_options.admission.blocking_threads = static_cast<size_t>(std::max(16, http.threads));
+    // A store whose reads block the calling thread for a network round trip (etcd; SQLite reads
+    // memory) runs them on pools with threads enough to keep many in flight, and leaves the HTTP
+    // threads (one per core) to leader election's writes, which do not block (admission.h).
+    // Many HTTP threads would cost every request a wake-up of an idle one instead.
+    if (store_->ReadsBlock()) {
+      const size_t pool = static_cast<size_t>(
+          std::max(16, 4 * static_cast<int>(std::thread::hardware_concurrency())));
+      if (api_options.admission.blocking_threads == 0) {
+        api_options.admission.blocking_threads = pool;
+      }
+      if (api_options.admission.leader_election_read_threads == 0) {
+        api_options.admission.leader_election_read_threads = pool;
+      }
     }
     auto handler = std::make_shared<ApiServer>(api_options, resources);
     metrics_->Add([weak = std::weak_ptr<ApiServer>(handler)] {

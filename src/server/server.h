@@ -33,7 +33,9 @@ struct ServerOptions {
   size_t watch_history_per_object = 2;
   // Writes younger than this stay beyond that bound (WatchHub::SetHistoryMinAge).
   std::chrono::nanoseconds watch_history_min_age = std::chrono::seconds(10);
-  int threads = 0;  // 0: one per core; max(16, 4 per core) when store reads block (etcd)
+  // HTTP threads; 0: one per core. With a store whose reads block (etcd), reads run on pools of
+  // max(16, 4 per core) threads of their own (admission.h).
+  int threads = 0;
   // Unsent bytes one watch may hold before the server ends it with 410 (the client relists).
   size_t max_watch_buffer_bytes = size_t{8} << 20;
   // A request not answered in this time gets 504 Timeout.

@@ -14,13 +14,21 @@ void EtcdStore::Impl::Shutdown() {
     compactor.request_stop();
     compactor.join();
   }
+  std::deque<std::shared_ptr<WriteCall>> unsent;
   {
     std::unique_lock lock(mu);
     stopping = true;
     if (watch_context) watch_context->TryCancel();
     cv.notify_all();
+    unsent.swap(waiting_to_send);
   }
-  // Writes being sent end by their deadline at the latest.
+  for (auto& call : unsent) call->done(Status::Unavailable("store is shutting down (not applied)"));
+  // Writes being sent end by their deadline at the latest; their answers may still queue
+  // resends, which the writers then fail.
+  {
+    std::unique_lock lock(mu);
+    sent_cv.wait(lock, [&] { return sending == 0; });
+  }
   for (std::thread& writer : writers) {
     if (writer.joinable()) writer.join();
   }

@@ -7,8 +7,8 @@
 //   the revisions and versions this replica saw;
 // - etcd_store_endpoints.cc: endpoint parsing, channels and TLS, choosing a ready member,
 //   suspects, attempt and operation deadlines, reads with failover, gRPC failures as Statuses;
-// - etcd_store_writes.cc: writes as Txn compare-and-swap, the writer threads, resends and how
-//   a Txn's answer (or its absence) is reported;
+// - etcd_store_writes.cc: writes as Txn compare-and-swap, the first attempt sent asynchronously,
+//   the writer threads for resends, and how a Txn's answer (or its absence) is reported;
 // - etcd_store_watch.cc: the one etcd watch feeding the WatchHub and the ResidentState, progress
 //   requests, silence;
 // - etcd_store_reads.cc: Get and List, from the ResidentState after a shared revision request,
@@ -81,6 +81,10 @@ struct EtcdStore::Impl {
     pb::TxnResponse response;
     std::optional<Status> immediate;  // a result known before sending (bad input)
     std::string cut_off_endpoint;     // set once an attempt was sent and cut off: resent since
+    size_t attempts = 0;              // attempts sent so far
+    // The asynchronous first attempt's member and context (the context lives until it ended).
+    int endpoint = -1;
+    std::unique_ptr<grpc::ClientContext> context;
   };
 
   explicit Impl(EtcdStoreOptions o)
@@ -108,7 +112,15 @@ struct EtcdStore::Impl {
   std::mutex mu;
   std::condition_variable cv;  // write queue, feeder pause
   bool stopping = false;
-  std::deque<WriteCall> queue;                         // writes not taken by a writer thread yet
+  std::deque<WriteCall> queue;  // writes for the writer threads (resends, answers without a Txn)
+  // First attempts sent asynchronously (no thread waits for them), at most max_writes_in_flight;
+  // more wait in `waiting_to_send`.
+  size_t sending = 0;
+  std::deque<std::shared_ptr<WriteCall>> waiting_to_send;
+  std::condition_variable sent_cv;  // `sending` went down (Shutdown waits for 0)
+  // Released before a write is handed to gRPC, acquired in its answer's callback: the order
+  // gRPC's own (uninstrumented) synchronization gives, made visible to ThreadSanitizer.
+  std::atomic<uint64_t> handed_to_grpc{0};
   std::shared_ptr<grpc::ClientContext> watch_context;  // the feeder's stream, to cancel it
   std::vector<std::thread> writers;
   std::thread feeder;
@@ -182,7 +194,19 @@ struct EtcdStore::Impl {
   static bool Resendable(const WriteOp& op);
   Result<KeyValue> InterpretResentFailure(const WriteCall& call, const pb::RangeResponse* range);
   Result<KeyValue> Interpret(const WriteCall& call);
+  // What a failed attempt on member `idx` means: the write's answer, or nullopt when it is to be
+  // sent again (then cut_off_endpoint is set when the attempt may have been applied).
+  std::optional<Result<KeyValue>> AfterFailedAttempt(WriteCall& call, size_t idx,
+                                                     const grpc::Status& s,
+                                                     SysClock::time_point attempt_deadline);
   void Write(WriteOp op, WriteCallback done);
+  // The first attempt, sent with gRPC's callback API: the answer is interpreted on gRPC's
+  // thread; a write that must be sent again goes to the writer threads.
+  void SendAsync(std::shared_ptr<WriteCall> call);
+  void AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const grpc::Status& s);
+  // A first attempt ended: the next waiting write is sent.
+  void FreeSendingSlot();
+  void Finish(WriteCall& call, Result<KeyValue> result);
   void RunWriter();
   Result<KeyValue> Send(WriteCall& call);
 

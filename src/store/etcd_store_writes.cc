@@ -1,5 +1,6 @@
-// EtcdStore's writes: Txn compare-and-swap on mod_revision, the writer threads, resends to
-// another member, and what a Txn's answer (or its absence) tells the caller.
+// EtcdStore's writes: Txn compare-and-swap on mod_revision, the first attempt sent with gRPC's
+// callback API (no thread waits for it), the writer threads that resend to another member, and
+// what a Txn's answer (or its absence) tells the caller.
 #include <pthread.h>
 
 #include "store/etcd_store_impl.h"
@@ -118,49 +119,155 @@ Result<KeyValue> EtcdStore::Impl::Interpret(const WriteCall& call) {
 }
 
 void EtcdStore::Impl::Write(WriteOp op, WriteCallback done) {
-  WriteCall call;
-  call.op = std::move(op);
-  call.done = std::move(done);
-  call.deadline = OperationDeadline(call.op.deadline);
-  if (Status s = BuildTxn(call); !s.ok()) call.immediate = std::move(s);
+  auto call = std::make_shared<WriteCall>();
+  call->op = std::move(op);
+  call->done = std::move(done);
+  call->deadline = OperationDeadline(call->op.deadline);
+  if (Status s = BuildTxn(*call); !s.ok()) call->immediate = std::move(s);
+  bool send = false;
   {
     std::lock_guard lock(mu);
-    if (!stopping) {
+    if (stopping) {
+      // Below: outside the lock, on the caller's thread (the store is going away).
+    } else if (call->immediate) {
       // Bad input is answered on a writer thread too: callbacks never run on the caller's.
-      queue.push_back(std::move(call));
+      queue.push_back(std::move(*call));
       cv.notify_one();
+      return;
+    } else if (sending < std::max<size_t>(1, options.max_writes_in_flight)) {
+      ++sending;
+      send = true;
+    } else {
+      waiting_to_send.push_back(call);
       return;
     }
   }
-  call.done(Status::Unavailable("store is shutting down"));
+  if (send) {
+    SendAsync(std::move(call));
+    return;
+  }
+  call->done(Status::Unavailable("store is shutting down"));
 }
 
-// A writer thread: sends one Txn at a time with the blocking API (so that all the Txn's data
-// stays on this thread), until the store stops; writes still queued then fail unsent.
+void EtcdStore::Impl::SendAsync(std::shared_ptr<WriteCall> call) {
+  int idx = PickReady(/*avoid_suspects=*/true);
+  if (idx < 0) {
+    // No member connected now: a writer thread waits for one until the write's deadline.
+    {
+      std::lock_guard lock(mu);
+      queue.push_back(std::move(*call));
+      cv.notify_one();
+    }
+    FreeSendingSlot();
+    return;
+  }
+  const bool resendable = endpoints.size() > 1 && Resendable(call->op);
+  call->endpoint = idx;
+  call->attempts = 1;
+  call->context = std::make_unique<grpc::ClientContext>();
+  call->context->set_deadline(resendable ? AttemptDeadline(call->deadline, 1) : call->deadline);
+  RequireLeader(*call->context);
+  WriteCall& c = *call;
+  handed_to_grpc.fetch_add(1, std::memory_order_release);
+  endpoints[static_cast<size_t>(idx)].kv->async()->Txn(
+      c.context.get(), &c.request, &c.response,
+      [this, call = std::move(call)](grpc::Status s) mutable {
+        AsyncAttemptEnded(std::move(call), s);
+      });
+}
+
+void EtcdStore::Impl::AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const grpc::Status& s) {
+  (void)handed_to_grpc.load(std::memory_order_acquire);
+  std::optional<Result<KeyValue>> result;
+  if (s.ok()) {
+    result = Interpret(*call);
+  } else {
+    result = AfterFailedAttempt(*call, static_cast<size_t>(call->endpoint), s,
+                                call->context->deadline());
+  }
+  if (!result && IsStopping()) result = FromGrpc(s, "txn", true);
+  if (result) {
+    Finish(*call, *std::move(result));
+  } else {
+    std::lock_guard lock(mu);
+    queue.push_back(std::move(*call));
+    cv.notify_one();
+  }
+  FreeSendingSlot();
+}
+
+void EtcdStore::Impl::FreeSendingSlot() {
+  std::shared_ptr<WriteCall> next;
+  {
+    std::lock_guard lock(mu);
+    if (!stopping && !waiting_to_send.empty()) {
+      next = std::move(waiting_to_send.front());
+      waiting_to_send.pop_front();
+    } else {
+      --sending;
+      sent_cv.notify_all();
+      if (stopping && sending == 0) cv.notify_all();  // writers waiting to end
+    }
+  }
+  if (next) SendAsync(std::move(next));  // takes over the slot
+}
+
+void EtcdStore::Impl::Finish(WriteCall& call, Result<KeyValue> result) {
+  if (result.ok()) Remember(*result, call.op.kind == WriteOp::Kind::kDelete);
+  call.done(std::move(result));
+}
+
+// A writer thread: resends one Txn at a time with the blocking API (so that all the Txn's data
+// stays on this thread), until the store stops and no asynchronous attempt is left; writes
+// still queued then fail unsent.
 void EtcdStore::Impl::RunWriter() {
   pthread_setname_np(pthread_self(), "etcd-writer");
   while (true) {
     WriteCall call;
     {
       std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      // Asynchronous attempts still running may queue a resend: stay until they ended.
+      cv.wait(lock, [&] { return (stopping && sending == 0) || !queue.empty(); });
       if (queue.empty()) return;
       call = std::move(queue.front());
       queue.pop_front();
-      if (stopping) call.immediate = Status::Unavailable("store is shutting down (not applied)");
+      if (stopping && !call.immediate) {
+        call.immediate = call.cut_off_endpoint.empty()
+                             ? Status::Unavailable("store is shutting down (not applied)")
+                             : Status::Timeout("etcd txn: an attempt on " + call.cut_off_endpoint +
+                                               " got no answer and the store shut down before "
+                                               "resending it (the write may or may not have "
+                                               "been applied)");
+      }
     }
-    Result<KeyValue> result = call.immediate ? Result<KeyValue>(*call.immediate) : Send(call);
-    if (result.ok()) Remember(*result, call.op.kind == WriteOp::Kind::kDelete);
-    call.done(std::move(result));
+    Finish(call, call.immediate ? Result<KeyValue>(*call.immediate) : Send(call));
   }
+}
+
+std::optional<Result<KeyValue>> EtcdStore::Impl::AfterFailedAttempt(
+    WriteCall& call, size_t idx, const grpc::Status& s, SysClock::time_point attempt_deadline) {
+  AttemptFailed(idx, s, attempt_deadline < call.deadline);
+  const bool resendable = endpoints.size() > 1 && Resendable(call.op);
+  bool unsent = RejectedWithoutApplying(s);
+  bool cut_off = !unsent && resendable &&
+                 (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                  s.error_code() == grpc::StatusCode::UNAVAILABLE);
+  if ((!unsent && !cut_off) || SysClock::now() >= call.deadline) {
+    return FromGrpc(s, "txn", !unsent || !call.cut_off_endpoint.empty());
+  }
+  if (cut_off) call.cut_off_endpoint = endpoints[idx].url;
+  return std::nullopt;
 }
 
 // Sends the Txn to a connected endpoint. Resent elsewhere when it was certainly not applied
 // (no endpoint was connected, or etcd answered "no leader"), and, when Resendable, after an
-// attempt that got no answer within attempt_timeout or lost its connection.
+// attempt that got no answer within attempt_timeout or lost its connection. Goes on after the
+// attempts already made (the asynchronous first one).
 Result<KeyValue> EtcdStore::Impl::Send(WriteCall& call) {
   bool resendable = endpoints.size() > 1 && Resendable(call.op);
-  for (size_t attempt = 1;; ++attempt) {
+  for (size_t attempt = call.attempts + 1;; ++attempt) {
+    // Every member had its turn in this round: pause before the next.
+    if (attempt > 1 && (attempt - 1) % endpoints.size() == 0) PauseBeforeRetry();
     int idx = WaitForReady(call.deadline);
     if (idx < 0 || SysClock::now() >= call.deadline) {
       if (!call.cut_off_endpoint.empty()) {
@@ -183,18 +290,12 @@ Result<KeyValue> EtcdStore::Impl::Send(WriteCall& call) {
     context.set_deadline(attempt_deadline);
     RequireLeader(context);
     call.response.Clear();
+    call.attempts = attempt;
     grpc::Status s = endpoints[idx].kv->Txn(&context, call.request, &call.response);
     if (s.ok()) return Interpret(call);
-    AttemptFailed(static_cast<size_t>(idx), s, attempt_deadline < call.deadline);
-    bool unsent = RejectedWithoutApplying(s);
-    bool cut_off = !unsent && resendable &&
-                   (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-                    s.error_code() == grpc::StatusCode::UNAVAILABLE);
-    if ((!unsent && !cut_off) || SysClock::now() >= call.deadline) {
-      return FromGrpc(s, "txn", !unsent || !call.cut_off_endpoint.empty());
+    if (auto answer = AfterFailedAttempt(call, static_cast<size_t>(idx), s, attempt_deadline)) {
+      return *std::move(answer);
     }
-    if (cut_off) call.cut_off_endpoint = endpoints[idx].url;
-    if (attempt % endpoints.size() == 0) PauseBeforeRetry();
   }
 }
 
