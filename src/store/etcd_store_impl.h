@@ -135,6 +135,9 @@ struct EtcdStore::Impl {
   Event ToEvent(const mvccpb::Event& e) const;
   void SawRevision(int64_t revision);
   void Remember(const KeyValue& kv, bool deleted);
+  // A watched event: into `known` (without the resident copy), or out of it (with the copy,
+  // which holds it now).
+  void Watched(const Event& event);
 
   // --- endpoints (etcd_store_endpoints.cc) --------------------------------------------------
 

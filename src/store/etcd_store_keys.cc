@@ -73,13 +73,24 @@ void EtcdStore::Impl::SawRevision(int64_t revision) {
   }
 }
 
-// Takes a version this replica saw (written, read or watched) into `known`; a deletion's kv
-// carries the delete's revision.
+// Takes a version this replica wrote or read into `known`; a deletion's kv carries the delete's
+// revision. With the resident copy, a deletion is remembered until the watch brings it, so that
+// the copy's older version is not named meanwhile (KnownValue).
 void EtcdStore::Impl::Remember(const KeyValue& kv, bool deleted) {
-  if (deleted) {
+  if (deleted && resident) {
+    known.NoteDeleted(kv.key, kv.mod_revision);
+  } else if (deleted) {
     known.Forget(kv.key, kv.mod_revision);
   } else {
     known.Note(kv);
+  }
+}
+
+void EtcdStore::Impl::Watched(const Event& event) {
+  if (resident) {
+    known.Settled(event.kv.key, event.kv.mod_revision);  // the copy holds it now
+  } else {
+    Remember(event.kv, event.type == Event::Type::kDeleted);
   }
 }
 

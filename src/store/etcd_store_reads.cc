@@ -92,7 +92,12 @@ Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline deadline) {
 }
 
 std::optional<KeyValue> EtcdStore::KnownValue(std::string_view key, int64_t mod_revision) {
-  return impl_->known.Lookup(key, mod_revision);
+  if (auto kv = impl_->known.Lookup(key, mod_revision)) return kv;
+  if (!impl_->resident) return std::nullopt;
+  // A write of this replica the watch has not brought yet (a deletion too) is newer than the
+  // copy's version: that one is no longer the key's.
+  if (auto held = impl_->known.Held(key); held && *held > mod_revision) return std::nullopt;
+  return impl_->resident->Lookup(key, mod_revision);
 }
 
 Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& options) {

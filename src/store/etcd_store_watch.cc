@@ -164,12 +164,12 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
         for (const mvccpb::Event& e : response.events()) {
           if (!in_range(e.kv().key())) continue;
           events.push_back(ToEvent(e));
-          Remember(events.back().kv, events.back().type == Event::Type::kDeleted);
         }
         const int64_t last = response.events(response.events_size() - 1).kv().mod_revision();
         next = last + 1;
         // The copy first: a client that saw the event on a watch then reads it back.
         if (resident) resident->Apply(events, last);
+        for (const Event& event : events) Watched(event);
         if (events.empty()) continue;
         CountObjects(events);
         hub->Publish(std::move(events));

@@ -1,5 +1,7 @@
 // KnownValues: the newest version of each key a store has seen go by (its own write results,
 // reads and watch), so that it can name a key's value at a given mod_revision without a round trip.
+// A store with a watch-fed copy of every key (ResidentState) keeps here only what its copy does
+// not hold yet: its own write results until the watch brings them (Settled), deletions included.
 // (key, mod_revision) -> value is an immutable fact, so an entry is never wrong, only possibly
 // no longer current; whoever acts on it still compares the revision at the backend.
 // Thread-safe. Holds one entry per live key seen, up to a capacity; a deleted key's entry is
@@ -28,8 +30,16 @@ class KnownValues {
   void Note(const KeyValue& kv);
   // The key was deleted at `revision`: drops what is held from before it.
   void Forget(const std::string& key, int64_t revision);
+  // The key was deleted at `revision` and that is to be remembered (for a store whose watch-fed
+  // copy may still hold the key: see Held): a marker replaces what is held from before it.
+  void NoteDeleted(const std::string& key, int64_t revision);
+  // A watch-fed copy now holds the key as of `revision`: what is held of it up to then (a value
+  // or a deletion marker) is dropped, so that the copy and this map do not both keep a version.
+  void Settled(const std::string& key, int64_t revision);
   // The held value when it is the key's version at exactly `mod_revision`.
   std::optional<KeyValue> Lookup(std::string_view key, int64_t mod_revision) const;
+  // The revision of what is held of the key (a value or a deletion), if anything.
+  std::optional<int64_t> Held(std::string_view key) const;
   size_t size() const;
 
  private:
@@ -40,7 +50,12 @@ class KnownValues {
   };
   const size_t capacity_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, KeyValue, Hash, std::equal_to<>> latest_;
+  struct Entry {
+    KeyValue kv;
+    bool deleted = false;  // a marker: deleted at kv.mod_revision
+  };
+  void Put(const std::string& key, Entry entry);  // mu_ held
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> latest_;
 };
 
 }  // namespace tenure::store

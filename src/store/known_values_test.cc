@@ -74,5 +74,27 @@ TEST(KnownValuesTest, ConcurrentNotesEndWithTheNewest) {
   EXPECT_EQ(known.Lookup("k", 3999)->value, "3999");
 }
 
+// With a watch-fed copy, the map holds only what the copy does not: a write until the watch
+// brings it, and a deletion as a marker that says the copy's older version is gone.
+TEST(KnownValuesTest, WhatAWatchFedCopyHoldsIsDroppedAndDeletionsAreMarked) {
+  KnownValues known;
+  known.Note(Version("k", "written", 7));
+  EXPECT_EQ(known.Held("k"), 7);
+  known.Settled("k", 6);  // an older event: the write is still newer than the copy
+  EXPECT_EQ(known.Lookup("k", 7)->value, "written");
+  known.Settled("k", 7);
+  EXPECT_FALSE(known.Lookup("k", 7));
+  EXPECT_FALSE(known.Held("k"));
+  EXPECT_EQ(known.size(), 0u);
+
+  known.NoteDeleted("k", 9);
+  EXPECT_EQ(known.Held("k"), 9);
+  EXPECT_FALSE(known.Lookup("k", 9));    // a marker names no value
+  known.Note(Version("k", "older", 8));  // older than the deletion: ignored
+  EXPECT_FALSE(known.Lookup("k", 8));
+  known.Settled("k", 9);
+  EXPECT_FALSE(known.Held("k"));
+}
+
 }  // namespace
 }  // namespace tenure::store

@@ -96,6 +96,13 @@ ListResult ResidentState::List(std::string_view prefix, std::string_view start_k
   return result;
 }
 
+std::optional<KeyValue> ResidentState::Lookup(std::string_view key, int64_t mod_revision) const {
+  std::lock_guard lock(mu_);
+  auto it = data_.find(key);
+  if (it == data_.end() || it->second->kv.mod_revision != mod_revision) return std::nullopt;
+  return it->second->kv;
+}
+
 size_t ResidentState::size() const {
   std::lock_guard lock(mu_);
   return data_.size();

@@ -48,6 +48,8 @@ class ResidentState {
   // Keys under `prefix` from `start_key` on, at most `limit` (0: all; the rest is counted in
   // `remaining`), as of revision().
   ListResult List(std::string_view prefix, std::string_view start_key, int64_t limit) const;
+  // The key's value when its version in the copy is `mod_revision`.
+  std::optional<KeyValue> Lookup(std::string_view key, int64_t mod_revision) const;
   size_t size() const;
 
  private:
