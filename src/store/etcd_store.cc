@@ -14,15 +14,16 @@ void EtcdStore::Impl::Shutdown() {
     compactor.request_stop();
     compactor.join();
   }
-  std::deque<std::shared_ptr<WriteCall>> unsent;
   {
     std::unique_lock lock(mu);
     stopping = true;
     if (watch_context) watch_context->TryCancel();
+    // Writes not sent yet are answered by the writer threads (not applied), as callbacks run on
+    // a store thread.
+    for (auto& call : waiting_to_send) queue.push_back(std::move(*call));
+    waiting_to_send.clear();
     cv.notify_all();
-    unsent.swap(waiting_to_send);
   }
-  for (auto& call : unsent) call->done(Status::Unavailable("store is shutting down (not applied)"));
   // Writes being sent end by their deadline at the latest; their answers may still queue
   // resends, which the writers then fail.
   {

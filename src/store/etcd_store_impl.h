@@ -179,9 +179,9 @@ struct EtcdStore::Impl {
   // --- reads (etcd_store_reads.cc) ----------------------------------------------------------
 
   // Waits until `resident` reflects etcd's revision as of now (one shared request), at most
-  // watch_cache_wait and until `deadline`: false when it is not serving or does not get there
-  // (the read then goes to etcd), or the revision's error.
-  Result<bool> CatchUp(Deadline deadline);
+  // watch_cache_wait and half the time to `deadline`: false when it is not serving, the revision
+  // request failed or the copy does not get there in time (the read then goes to etcd).
+  bool CatchUp(Deadline deadline);
   Result<KeyValue> GetFromEtcd(std::string_view key, Deadline deadline);
   // A List read from etcd, in pages of one snapshot.
   Result<ListResult> ListFromEtcd(std::string_view prefix, const ListOptions& options);
@@ -207,8 +207,9 @@ struct EtcdStore::Impl {
   // thread; a write that must be sent again goes to the writer threads.
   void SendAsync(std::shared_ptr<WriteCall> call);
   void AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const grpc::Status& s);
-  // A first attempt ended: the next waiting write is sent.
-  void FreeSendingSlot();
+  // A first attempt's slot is free: the next waiting write, which takes it over, or nullptr
+  // (the slot is given back).
+  std::shared_ptr<WriteCall> NextToSend();
   void Finish(WriteCall& call, Result<KeyValue> result);
   void RunWriter();
   Result<KeyValue> Send(WriteCall& call);

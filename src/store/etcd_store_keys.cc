@@ -84,6 +84,8 @@ void EtcdStore::Impl::Remember(const KeyValue& kv, bool deleted) {
   } else {
     known.Note(kv);
   }
+  // The watch may have brought it to the copy already (before this write's answer was read).
+  if (resident && resident->revision() >= kv.mod_revision) known.Settled(kv.key, kv.mod_revision);
 }
 
 void EtcdStore::Impl::Watched(const Event& event) {

@@ -7,11 +7,16 @@
 
 namespace tenure::store {
 
-Result<bool> EtcdStore::Impl::CatchUp(Deadline deadline) {
+bool EtcdStore::Impl::CatchUp(Deadline deadline) {
   if (!resident || !resident->serving()) return false;
   auto revision = barrier.Current(deadline);
-  if (!revision.ok()) return revision.status();
-  auto until = std::min(deadline, std::chrono::steady_clock::now() + options.watch_cache_wait);
+  // A failed revision request (possibly another reader's, sent with a shorter deadline): the read
+  // goes to etcd, with its own failover, within this reader's time.
+  if (!revision.ok()) return false;
+  // At most half of the caller's time, so that a read from etcd still has the other half.
+  const auto now = std::chrono::steady_clock::now();
+  auto until = now + options.watch_cache_wait;
+  if (deadline != kNoDeadline) until = std::min(until, now + (deadline - now) / 2);
   return resident->WaitFor(*revision, until);
 }
 
@@ -24,7 +29,7 @@ Result<KeyValue> EtcdStore::Impl::GetFromEtcd(std::string_view key, Deadline dea
   if (!response.ok()) return response.status();
   if (response->kvs_size() == 0) return Status::NotFound("key not found: " + std::string(key));
   KeyValue kv = ToKeyValue(response->kvs(0));
-  Remember(kv, /*deleted=*/false);
+  if (!resident) Remember(kv, /*deleted=*/false);  // the copy has it, or will
   return kv;
 }
 
@@ -79,9 +84,7 @@ Result<KeyValue> EtcdStore::Get(std::string_view key) { return GetBefore(key, kN
 
 Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline deadline) {
   if (auto etcd_key = impl_->EtcdKey(key); !etcd_key.ok()) return etcd_key.status();
-  auto caught_up = impl_->CatchUp(deadline);
-  if (!caught_up.ok()) return caught_up.status();
-  if (!*caught_up) {
+  if (!impl_->CatchUp(deadline)) {
     ++impl_->reads_from_etcd;
     return impl_->GetFromEtcd(key, deadline);
   }
@@ -106,9 +109,7 @@ Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& o
     if (options.start_key > prefix) {
       if (auto key = impl_->EtcdKey(options.start_key); !key.ok()) return key.status();
     }
-    auto caught_up = impl_->CatchUp(kNoDeadline);
-    if (!caught_up.ok()) return caught_up.status();
-    if (*caught_up) {
+    if (impl_->CatchUp(kNoDeadline)) {
       ++impl_->reads_from_cache;
       return impl_->resident->List(prefix, options.start_key, options.limit);
     }

@@ -150,30 +150,42 @@ void EtcdStore::Impl::Write(WriteOp op, WriteCallback done) {
 }
 
 void EtcdStore::Impl::SendAsync(std::shared_ptr<WriteCall> call) {
-  int idx = PickReady(/*avoid_suspects=*/true);
-  if (idx < 0) {
-    // No member connected now: a writer thread waits for one until the write's deadline.
-    {
-      std::lock_guard lock(mu);
-      queue.push_back(std::move(*call));
-      cv.notify_one();
+  // One slot is held; a write that cannot go out now hands it to the next waiting one (a loop,
+  // not a recursion: the waiting list has no bound).
+  while (call) {
+    if (SysClock::now() >= call->deadline) {
+      // Waited past its deadline in the queue: never sent.
+      Finish(*call, Status::Timeout("etcd: the write's deadline passed before it could be sent "
+                                    "(the write was not applied)"));
+      call = NextToSend();
+      continue;
     }
-    FreeSendingSlot();
+    int idx = PickReady(/*avoid_suspects=*/true);
+    if (idx < 0) {
+      // No member connected now: a writer thread waits for one until the write's deadline.
+      {
+        std::lock_guard lock(mu);
+        queue.push_back(std::move(*call));
+        cv.notify_one();
+      }
+      call = NextToSend();
+      continue;
+    }
+    const bool resendable = endpoints.size() > 1 && Resendable(call->op);
+    call->endpoint = idx;
+    call->attempts = 1;
+    call->context = std::make_unique<grpc::ClientContext>();
+    call->context->set_deadline(resendable ? AttemptDeadline(call->deadline, 1) : call->deadline);
+    RequireLeader(*call->context);
+    WriteCall& c = *call;
+    handed_to_grpc.fetch_add(1, std::memory_order_release);
+    endpoints[static_cast<size_t>(idx)].kv->async()->Txn(
+        c.context.get(), &c.request, &c.response,
+        [this, call = std::move(call)](grpc::Status s) mutable {
+          AsyncAttemptEnded(std::move(call), s);
+        });
     return;
   }
-  const bool resendable = endpoints.size() > 1 && Resendable(call->op);
-  call->endpoint = idx;
-  call->attempts = 1;
-  call->context = std::make_unique<grpc::ClientContext>();
-  call->context->set_deadline(resendable ? AttemptDeadline(call->deadline, 1) : call->deadline);
-  RequireLeader(*call->context);
-  WriteCall& c = *call;
-  handed_to_grpc.fetch_add(1, std::memory_order_release);
-  endpoints[static_cast<size_t>(idx)].kv->async()->Txn(
-      c.context.get(), &c.request, &c.response,
-      [this, call = std::move(call)](grpc::Status s) mutable {
-        AsyncAttemptEnded(std::move(call), s);
-      });
 }
 
 void EtcdStore::Impl::AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const grpc::Status& s) {
@@ -185,7 +197,9 @@ void EtcdStore::Impl::AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const g
     result = AfterFailedAttempt(*call, static_cast<size_t>(call->endpoint), s,
                                 call->context->deadline());
   }
-  if (!result && IsStopping()) result = FromGrpc(s, "txn", true);
+  if (!result && IsStopping()) {
+    result = FromGrpc(s, "txn", !RejectedWithoutApplying(s) || !call->cut_off_endpoint.empty());
+  }
   if (result) {
     Finish(*call, *std::move(result));
   } else {
@@ -193,28 +207,29 @@ void EtcdStore::Impl::AsyncAttemptEnded(std::shared_ptr<WriteCall> call, const g
     queue.push_back(std::move(*call));
     cv.notify_one();
   }
-  FreeSendingSlot();
+  // Whatever the caller's callback held goes before the slot does: Shutdown waits for the slots.
+  call.reset();
+  if (auto next = NextToSend()) SendAsync(std::move(next));
 }
 
-void EtcdStore::Impl::FreeSendingSlot() {
-  std::shared_ptr<WriteCall> next;
-  {
-    std::lock_guard lock(mu);
-    if (!stopping && !waiting_to_send.empty()) {
-      next = std::move(waiting_to_send.front());
-      waiting_to_send.pop_front();
-    } else {
-      --sending;
-      sent_cv.notify_all();
-      if (stopping && sending == 0) cv.notify_all();  // writers waiting to end
-    }
+std::shared_ptr<EtcdStore::Impl::WriteCall> EtcdStore::Impl::NextToSend() {
+  std::lock_guard lock(mu);
+  if (!stopping && !waiting_to_send.empty()) {
+    auto next = std::move(waiting_to_send.front());
+    waiting_to_send.pop_front();
+    return next;  // takes over the slot
   }
-  if (next) SendAsync(std::move(next));  // takes over the slot
+  --sending;
+  sent_cv.notify_all();
+  if (stopping && sending == 0) cv.notify_all();  // writers waiting to end
+  return nullptr;
 }
 
 void EtcdStore::Impl::Finish(WriteCall& call, Result<KeyValue> result) {
   if (result.ok()) Remember(*result, call.op.kind == WriteOp::Kind::kDelete);
-  call.done(std::move(result));
+  // The callback, and whatever it holds, ends here and not with the WriteCall.
+  WriteCallback done = std::move(call.done);
+  done(std::move(result));
 }
 
 // A writer thread: resends one Txn at a time with the blocking API (so that all the Txn's data
