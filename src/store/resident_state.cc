@@ -83,16 +83,23 @@ ListResult ResidentState::List(std::string_view prefix, std::string_view start_k
                                int64_t limit) const {
   ListResult result;
   const auto max_items = static_cast<size_t>(std::max<int64_t>(limit, 0));
-  std::lock_guard lock(mu_);
-  result.revision = revision_;
-  for (auto it = data_.lower_bound(std::max(prefix, start_key));
-       it != data_.end() && it->first.starts_with(prefix); ++it) {
-    if (max_items != 0 && result.items.size() >= max_items) {
-      ++result.remaining;
-    } else {
-      result.items.push_back(it->second->kv);
+  // Under the lock only references to the immutable events: the watch is not held up while
+  // the values are copied.
+  std::vector<SharedEvent> page;
+  {
+    std::lock_guard lock(mu_);
+    result.revision = revision_;
+    for (auto it = data_.lower_bound(std::max(prefix, start_key));
+         it != data_.end() && it->first.starts_with(prefix); ++it) {
+      if (max_items != 0 && page.size() >= max_items) {
+        ++result.remaining;
+      } else {
+        page.push_back(it->second);
+      }
     }
   }
+  result.items.reserve(page.size());
+  for (const SharedEvent& event : page) result.items.push_back(event->kv);
   return result;
 }
 
