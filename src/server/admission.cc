@@ -101,6 +101,7 @@ RequestClass Classify(const RequestInfo& info, const HttpRequest& request) {
   cls.long_running = verb == Verb::kWatch;
   bool read_only = verb && IsReadOnly(*verb);
   cls.read_only = read_only;
+  cls.may_write_without_reading = verb == Verb::kUpdate;
   bool small = request.body.size() <= kExpensiveBodyBytes;
   cls.expensive = verb == Verb::kList || verb == Verb::kDeleteCollection || !small;
   bool single_object = !info.name.empty() || verb == Verb::kCreate;
@@ -179,10 +180,9 @@ Admission::Admission(AdmissionOptions options)
         options_.blocking_threads, options_.max_read_only_inflight + options_.max_mutating_inflight,
         "tenure-blocking");
   }
-  if (options_.leader_election_read_threads > 0) {
-    leader_election_reads_ =
-        std::make_unique<WorkPool>(options_.leader_election_read_threads,
-                                   options_.max_leader_election_inflight, "tenure-le-reads");
+  if (options_.leader_election_threads > 0) {
+    leader_election_ = std::make_unique<WorkPool>(
+        options_.leader_election_threads, options_.max_leader_election_inflight, "tenure-election");
   }
 }
 
@@ -191,12 +191,29 @@ Admission::~Admission() = default;
 WorkPool* Admission::PoolFor(const RequestClass& cls) {
   if (cls.expensive) return &expensive_;
   if (cls.level != PriorityLevel::kLeaderElection) return blocking_.get();
-  return cls.read_only ? leader_election_reads_.get() : nullptr;
+  return cls.may_write_without_reading ? nullptr : leader_election_.get();
+}
+
+WorkPool* Admission::PostPoolFor(const RequestClass& cls) {
+  if (cls.level == PriorityLevel::kLeaderElection && !cls.expensive && leader_election_) {
+    return leader_election_.get();
+  }
+  return PoolFor(cls);
+}
+
+void Admission::StartLongRunning(const RequestClass& cls, std::shared_ptr<Responder> responder,
+                                 std::function<void(std::shared_ptr<Responder>)> handle) {
+  WorkPool* pool = PoolFor(cls);
+  if (!pool) return handle(std::move(responder));
+  if (!pool->Submit([handle, responder] { RunGuarded(handle, responder); })) {
+    LevelOf(cls.level).rejected.fetch_add(1);
+    responder->Reply(ErrorResponse(TooManyRequests()));
+  }
 }
 
 void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
                     std::function<void(std::shared_ptr<Responder>)> handle) {
-  if (cls.long_running) return handle(std::move(responder));
+  if (cls.long_running) return StartLongRunning(cls, std::move(responder), std::move(handle));
   Level& level = LevelOf(cls.level);
   if (level.inflight.fetch_add(1) >= level.limit) {
     level.inflight.fetch_sub(1);
@@ -205,7 +222,9 @@ void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responde
   }
   WorkPool* pool = PoolFor(cls);
   std::function<bool(std::function<void()>)> submit;
-  if (pool) submit = [pool](std::function<void()> work) { return pool->Submit(std::move(work)); };
+  if (WorkPool* posts = PostPoolFor(cls)) {
+    submit = [posts](std::function<void()> work) { return posts->Submit(std::move(work)); };
+  }
   auto admitted =
       std::make_shared<AdmittedResponder>(std::move(responder), &level.inflight, std::move(submit));
   if (!pool) return handle(std::move(admitted));  // the connection's thread catches

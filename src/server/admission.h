@@ -9,10 +9,13 @@
 //    own small pool of threads with a bounded queue (full: 429), never on the threads that
 //    serve renewals.
 //  - with a store whose reads block for a network round trip (etcd), every other request also
-//    runs on a pool of its own, and so do leader election's reads (on a second pool, never
-//    behind the others), so the HTTP threads are left to leader election's writes, which the
-//    store sends without blocking a thread.
-//  - watches are long-running: not counted (kube-apiserver does not count them either).
+//    runs on a pool of its own, and so does every leader-election request that reads the store
+//    (on a second pool, never behind the others). The HTTP threads (one per core) keep only
+//    leader election's updates, which the store can send on the version they name without a
+//    read or a blocked thread; what such an update must read after all (a version the store
+//    does not know, a retry after a conflict) is posted to the leader-election pool.
+//  - watches are long-running: not counted (kube-apiserver does not count them either). With a
+//    blocking store their start (a list, the current revision) runs on their level's pool.
 #pragma once
 
 #include <atomic>
@@ -38,6 +41,9 @@ struct RequestClass {
   bool long_running = false;  // watch: exempt from the limits
   bool expensive = false;     // runs on the expensive pool
   bool read_only = false;     // get, list, watch: a read of the store
+  // An update: it names the version it replaces, which a store may know without a read
+  // (Store::KnownValue), so it can start on the connection's thread even with a blocking store.
+  bool may_write_without_reading = false;
 };
 
 // A body larger than this makes a request expensive (its decoding, patching and validation).
@@ -58,9 +64,11 @@ struct AdmissionOptions {
   // on an HTTP thread behind another request's round trips to a slow or hung member. Their
   // queue holds what the in-flight limits admit.
   size_t blocking_threads = 0;
-  // When non-zero (etcd, too), leader election's reads run on this many threads of their own;
-  // its writes stay on the HTTP threads (a write is sent to the store without blocking).
-  size_t leader_election_read_threads = 0;
+  // When non-zero (etcd, too), leader election's requests that read the store (gets, watches,
+  // creates, patches, deletes) run on this many threads of their own; its updates start on the
+  // HTTP threads and post what blocks (Responder::Post) to these threads. The queue holds what
+  // the leader-election limit admits.
+  size_t leader_election_threads = 0;
 };
 
 // Threads with a bounded queue of work. Thread-safe.
@@ -115,12 +123,18 @@ class Admission {
   const Level& LevelOf(PriorityLevel level) const { return levels_[static_cast<size_t>(level)]; }
   // The pool a request of `cls` runs on; null: inline, on the connection's thread.
   WorkPool* PoolFor(const RequestClass& cls);
+  // Where a request of `cls` posts further work (Responder::Post); null: the connection's thread.
+  WorkPool* PostPoolFor(const RequestClass& cls);
+  // A long-running request (a watch) with a blocking store: its start runs on its level's pool,
+  // uncounted; 429 when that queue is full.
+  void StartLongRunning(const RequestClass& cls, std::shared_ptr<Responder> responder,
+                        std::function<void(std::shared_ptr<Responder>)> handle);
 
   AdmissionOptions options_;
   Level levels_[3];
   WorkPool expensive_;
-  std::unique_ptr<WorkPool> blocking_;               // only when options_.blocking_threads > 0
-  std::unique_ptr<WorkPool> leader_election_reads_;  // only when its threads are set
+  std::unique_ptr<WorkPool> blocking_;         // only when options_.blocking_threads > 0
+  std::unique_ptr<WorkPool> leader_election_;  // only when options_.leader_election_threads > 0
 };
 
 }  // namespace tenure::server

@@ -184,15 +184,16 @@ TEST(AdmissionTest, WithBlockingReadsOnlyLeaderElectionRunsOnTheRequestThreads) 
   EXPECT_EQ(inline_ran_on, std::this_thread::get_id());
 }
 
-// Leader election's reads have a pool of their own (etcd): a Lease GET waiting for etcd's
-// revision holds neither an HTTP thread nor waits behind the other requests' reads, while a
-// renewal, which the store sends without blocking, stays on the connection's thread.
-TEST(AdmissionTest, LeaderElectionReadsRunOnAPoolOfTheirOwnAndItsWritesInline) {
+// With a blocking store (etcd), leader election's requests that read have a pool of their own:
+// a Lease GET waiting for etcd's revision holds neither an HTTP thread nor waits behind the other
+// requests' reads. Only an update, which the store may send on a version it knows, starts on the
+// connection's thread, and what it posts (a read after all, a retry) goes to that pool.
+TEST(AdmissionTest, LeaderElectionRequestsThatReadRunOnAPoolOfTheirOwnAndOnlyUpdatesInline) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   AdmissionOptions options;
   options.blocking_threads = 1;
-  options.leader_election_read_threads = 1;
+  options.leader_election_threads = 2;
   Admission admission(options);
   ReleaseAtExit guard{release};
   // The other requests' only pool thread is stuck on a hung member.
@@ -205,30 +206,63 @@ TEST(AdmissionTest, LeaderElectionReadsRunOnAPoolOfTheirOwnAndItsWritesInline) {
                   r->Reply(HttpResponse{});
                 });
   other_started.get_future().wait();
-  RequestClass lease_read =
-      ClassOf("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
-  ASSERT_EQ(lease_read.level, PriorityLevel::kLeaderElection);
-  ASSERT_TRUE(lease_read.read_only);
-  std::promise<std::thread::id> read_ran_on;
-  auto read = std::make_shared<RecordingResponder>();
-  admission.Run(lease_read, read, [&read_ran_on](std::shared_ptr<Responder> r) {
-    read_ran_on.set_value(std::this_thread::get_id());
-    r->Reply(HttpResponse{});
-  });
-  auto read_thread = read_ran_on.get_future();
-  ASSERT_EQ(read_thread.wait_for(std::chrono::seconds(60)), std::future_status::ready)
-      << "the Lease read waited behind the other pool";
-  EXPECT_NE(read_thread.get(), std::this_thread::get_id());
-  RequestClass renewal = ClassOf("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
+  const std::string lease = "/apis/coordination.k8s.io/v1/namespaces/default/leases/l";
+  // Where a request of `cls` runs, and where what it posts runs.
+  auto threads_of = [&admission](const RequestClass& cls) {
+    auto ran_on = std::make_shared<std::promise<std::thread::id>>();
+    auto posted_on = std::make_shared<std::promise<std::thread::id>>();
+    admission.Run(cls, std::make_shared<RecordingResponder>(),
+                  [ran_on, posted_on](std::shared_ptr<Responder> r) {
+                    ran_on->set_value(std::this_thread::get_id());
+                    r->Post([r, posted_on] {
+                      posted_on->set_value(std::this_thread::get_id());
+                      r->Reply(HttpResponse{});
+                    });
+                  });
+    auto ran = ran_on->get_future();
+    auto posted = posted_on->get_future();
+    EXPECT_EQ(ran.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+    EXPECT_EQ(posted.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+    return std::make_pair(ran.get(), posted.get());
+  };
+  const auto caller = std::this_thread::get_id();
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", lease},
+           {"POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases"},
+           {"PATCH", lease},
+           {"DELETE", lease}}) {
+    RequestClass cls = ClassOf(method, path);
+    ASSERT_EQ(cls.level, PriorityLevel::kLeaderElection) << method;
+    auto [ran, posted] = threads_of(cls);
+    EXPECT_NE(ran, caller) << method << " ran on the connection's thread";
+    EXPECT_NE(posted, caller) << method;
+  }
+  RequestClass renewal = ClassOf("PUT", lease);
   ASSERT_FALSE(renewal.read_only);
-  std::thread::id renewal_ran_on;
-  admission.Run(renewal, std::make_shared<RecordingResponder>(),
-                [&renewal_ran_on](std::shared_ptr<Responder> r) {
-                  renewal_ran_on = std::this_thread::get_id();
-                  r->Reply(HttpResponse{});
+  ASSERT_TRUE(renewal.may_write_without_reading);
+  auto [ran, posted] = threads_of(renewal);
+  EXPECT_EQ(ran, caller);
+  EXPECT_NE(posted, caller) << "an update's read after all ran on the connection's thread";
+
+  // A watch's start (a list, the current revision) runs on its level's pool too, uncounted.
+  std::promise<std::thread::id> watch_ran_on;
+  admission.Run(ClassOf("GET", lease, 0, /*watch=*/true), std::make_shared<RecordingResponder>(),
+                [&watch_ran_on](std::shared_ptr<Responder>) {
+                  watch_ran_on.set_value(std::this_thread::get_id());
                 });
-  EXPECT_EQ(renewal_ran_on, std::this_thread::get_id());
+  auto watch_thread = watch_ran_on.get_future();
+  ASSERT_EQ(watch_thread.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  EXPECT_NE(watch_thread.get(), caller);
+  EXPECT_EQ(admission.inflight(PriorityLevel::kLeaderElection), 0u);
   release.set_value();
+
+  // Without a blocking store everything but the expensive requests runs inline.
+  Admission inline_admission(AdmissionOptions{});
+  std::thread::id watch_inline;
+  inline_admission.Run(
+      ClassOf("GET", lease, 0, /*watch=*/true), std::make_shared<RecordingResponder>(),
+      [&watch_inline](std::shared_ptr<Responder>) { watch_inline = std::this_thread::get_id(); });
+  EXPECT_EQ(watch_inline, caller);
 }
 
 }  // namespace

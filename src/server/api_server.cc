@@ -135,29 +135,44 @@ void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder
   auto shared_attributes = std::make_shared<AuthorizationAttributes>(std::move(attributes));
   admission_.Run(
       cls, std::move(responder),
-      [this, info, shared_request, shared_attributes, audit](std::shared_ptr<Responder> admitted) {
-        AuthorizationDecision decision = authorizer_.Authorize(*shared_attributes);
-        Auditor::Authorized(audit.get(), decision.allowed, decision.reason);
-        if (!decision.allowed) {
-          return admitted->Reply(
-              ErrorResponse(ForbiddenStatus(*shared_attributes, decision.reason)));
+      [this, info, shared_request, shared_attributes,
+       audit](std::shared_ptr<Responder> admitted) mutable {
+        AuthorizationDecision decision = authorizer_.AuthorizeOnSnapshot(*shared_attributes);
+        if (decision.allowed) {
+          return ServeAuthorized(info, std::move(shared_request), shared_attributes, audit.get(),
+                                 decision, std::move(admitted));
         }
-        const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
-        if (kind == nullptr) return admitted->Reply(ErrorResponse(NoSuchResource()));
-        if (kind == &api::ServiceAccountKind() && info.subresource == "token") {
-          return token_requests_.Handle(info, *shared_request, *admitted);
-        }
-        if (!kind->stored) {
-          return reviews_.Handle(info, *kind, *shared_request, shared_attributes->user, *admitted);
-        }
-        std::vector<std::string> warnings;
-        if (std::string w = DeprecationWarning(*kind, info.version, options_.version.minor);
-            !w.empty()) {
-          warnings.push_back(std::move(w));
-        }
-        resources_->Handle(info, *kind, std::move(*shared_request), std::move(admitted),
-                           WriteAdmissionFor(*kind, shared_attributes), std::move(warnings));
+        // A denial is decided again once the policy reflects every acknowledged
+        // write: a wait that may block on the store, off the connection's thread.
+        admitted->Post([this, info, shared_request, shared_attributes, audit, admitted]() mutable {
+          ServeAuthorized(info, std::move(shared_request), shared_attributes, audit.get(),
+                          authorizer_.Authorize(*shared_attributes), std::move(admitted));
+        });
       });
+}
+
+void ApiServer::ServeAuthorized(const RequestInfo& info, std::shared_ptr<HttpRequest> request,
+                                const std::shared_ptr<AuthorizationAttributes>& attributes,
+                                AuditedRequest* audit, const AuthorizationDecision& decision,
+                                std::shared_ptr<Responder> admitted) {
+  Auditor::Authorized(audit, decision.allowed, decision.reason);
+  if (!decision.allowed) {
+    return admitted->Reply(ErrorResponse(ForbiddenStatus(*attributes, decision.reason)));
+  }
+  const api::KindInfo* kind = ServedKind(info.group, info.version, info.resource);
+  if (kind == nullptr) return admitted->Reply(ErrorResponse(NoSuchResource()));
+  if (kind == &api::ServiceAccountKind() && info.subresource == "token") {
+    return token_requests_.Handle(info, *request, *admitted);
+  }
+  if (!kind->stored) {
+    return reviews_.Handle(info, *kind, *request, attributes->user, *admitted);
+  }
+  std::vector<std::string> warnings;
+  if (std::string w = DeprecationWarning(*kind, info.version, options_.version.minor); !w.empty()) {
+    warnings.push_back(std::move(w));
+  }
+  resources_->Handle(info, *kind, std::move(*request), std::move(admitted),
+                     WriteAdmissionFor(*kind, attributes), std::move(warnings));
 }
 
 WriteAdmission ApiServer::WriteAdmissionFor(

@@ -59,6 +59,11 @@ class ApiServer final : public HttpHandler {
   // the server authenticates no one); kUnauthorized for credentials no one knows.
   Authentication Authenticate(const HttpRequest& request) const;
   bool ServeNonResource(const HttpRequest& request, Responder& responder);
+  // A resource request past admission, once authorized (or refused) by `decision`.
+  void ServeAuthorized(const RequestInfo& info, std::shared_ptr<HttpRequest> request,
+                       const std::shared_ptr<AuthorizationAttributes>& attributes,
+                       AuditedRequest* audit, const AuthorizationDecision& decision,
+                       std::shared_ptr<Responder> admitted);
   // What the request's writes must also pass: the right to create when an update or apply
   // creates, and RBAC escalation prevention for the RBAC kinds; empty when nothing.
   WriteAdmission WriteAdmissionFor(const api::KindInfo& kind,

@@ -18,9 +18,14 @@ std::shared_ptr<const RbacPolicy> Authorizer::CurrentPolicy() const {
   return policy_->Snapshot();
 }
 
-AuthorizationDecision Authorizer::Authorize(const AuthorizationAttributes& attributes) const {
+AuthorizationDecision Authorizer::AuthorizeOnSnapshot(
+    const AuthorizationAttributes& attributes) const {
   if (policy_ == nullptr || IsPrivileged(attributes.user)) return {true, ""};
-  AuthorizationDecision decision = AuthorizeRbac(*policy_->Snapshot(), attributes);
+  return AuthorizeRbac(*policy_->Snapshot(), attributes);
+}
+
+AuthorizationDecision Authorizer::Authorize(const AuthorizationAttributes& attributes) const {
+  AuthorizationDecision decision = AuthorizeOnSnapshot(attributes);
   if (decision.allowed) return decision;
   // Denied on a snapshot that may lag the store: decide again once it reflects every write
   // acknowledged so far.

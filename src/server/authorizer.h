@@ -22,6 +22,10 @@ class Authorizer {
                       std::chrono::milliseconds catch_up = std::chrono::seconds(1));
 
   AuthorizationDecision Authorize(const AuthorizationAttributes& attributes) const;
+  // Decides on the policy as the cache holds it now, without waiting for the store: an allow is
+  // final, a denial may yet be lifted by Authorize (whose wait may block on the store's round
+  // trip, so it is not done on a connection's thread).
+  AuthorizationDecision AuthorizeOnSnapshot(const AuthorizationAttributes& attributes) const;
   // The policy the decisions read (null without authentication), once it reflects every write
   // acknowledged so far (or the catch-up time passed): for escalation checks and rules reviews.
   std::shared_ptr<const RbacPolicy> CurrentPolicy() const;

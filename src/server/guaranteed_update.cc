@@ -8,7 +8,12 @@ void RunAttempts(const std::shared_ptr<const GuaranteedUpdateOptions>& loop, boo
   for (;; first = false) {
     UpdateStep step = loop->attempt(first);
     if (step.kind == UpdateStep::Kind::kAnswered) return;
-    if (step.kind == UpdateStep::Kind::kReadAgain) continue;
+    if (step.kind == UpdateStep::Kind::kReadAgain) {
+      // A read that blocks (etcd) is not done on the thread the first attempt ran on, which may
+      // be the connection's (admission.h).
+      if (!loop->store->ReadsBlock()) continue;
+      return loop->responder->Post([loop] { RunAttempts(loop, /*first=*/false); });
+    }
     bool again_on_conflict =
         step.again_on_conflict && loop->clock->now() - loop->received < kConflictRetryWindow;
     bool again_on_not_found = step.again_on_not_found;

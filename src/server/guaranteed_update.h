@@ -4,7 +4,8 @@
 //   for (first = true;; first = false) {
 //     step = attempt(first)       // read (or take a version the store knows), decide
 //     answered?   -> done         // replied, failed, or handed to a create
-//     read again? -> continue     // the attempt wants a fresh read (same thread, at once)
+//     read again? -> continue     // the attempt wants a fresh read (at once; with a store
+//                                 // whose reads block, on a request thread: Responder::Post)
 //     write with compare-and-swap
 //     Conflict and the step allows it, within kConflictRetryWindow of the request's arrival,
 //     or NotFound and the step allows it -> continue, on a request thread (Responder::Post)

@@ -446,6 +446,9 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
   // from a read, as a kind created on update creates the object).
   std::optional<store::KeyValue> known;
   if (first && rv != 0 && !call->dry_run) known = store_->KnownValue(key, rv);
+  // The first attempt may run on the connection's thread (admission.h): a read that blocks is
+  // done by the next attempt, posted off it.
+  if (first && !known && store_->ReadsBlock()) return UpdateStep::ReadAgain();
   Result<store::KeyValue> existing =
       known ? Result<store::KeyValue>(std::move(*known)) : store_->GetBefore(key, call->deadline);
   if (!existing.ok()) {

@@ -11,6 +11,7 @@
 
 #include "api/kinds.h"
 #include "server/request_info.h"
+#include "store/forwarding_store_test_util.h"
 #include "store/sqlite_store.h"
 #include "store/store_test_util.h"
 #include "tenure/clock.h"
@@ -23,12 +24,12 @@ using nlohmann::json;
 
 // A SqliteStore whose KnownValue answers from what the test put there (possibly stale), and
 // which counts reads.
-class KnowingStore : public store::Store {
+class KnowingStore : public store::test_util::ForwardingStore {
  public:
-  explicit KnowingStore(std::unique_ptr<store::SqliteStore> inner) : inner_(std::move(inner)) {}
+  using ForwardingStore::ForwardingStore;
   Result<store::KeyValue> Get(std::string_view key) override {
     ++gets;
-    return inner_->Get(key);
+    return ForwardingStore::Get(key);
   }
   Result<store::KeyValue> GetBefore(std::string_view key, store::Deadline deadline) override {
     {
@@ -43,12 +44,6 @@ class KnowingStore : public store::Store {
     if (it == known_.end() || it->second.mod_revision != revision) return std::nullopt;
     return it->second;
   }
-  using store::Store::List;
-  Result<store::ListResult> List(std::string_view prefix,
-                                 const store::ListOptions& options) override {
-    return inner_->List(prefix, options);
-  }
-  int64_t CurrentRevision() override { return inner_->CurrentRevision(); }
   void Write(store::WriteOp op, store::WriteCallback done) override {
     std::function<void()> before;
     {
@@ -57,9 +52,8 @@ class KnowingStore : public store::Store {
       if (op.kind == store::WriteOp::Kind::kUpdate) std::swap(before, before_next_update);
     }
     if (before) before();
-    inner_->Write(std::move(op), std::move(done));
+    ForwardingStore::Write(std::move(op), std::move(done));
   }
-  store::SqliteStore& inner() { return *inner_; }
   // Runs once, right before the next update reaches the store: another client's write between
   // the server's read and its write.
   std::function<void()> before_next_update;
@@ -67,10 +61,6 @@ class KnowingStore : public store::Store {
   std::vector<store::Deadline> Deadlines() {
     std::lock_guard lock(mu_);
     return deadlines;
-  }
-  Result<std::unique_ptr<store::WatchHandle>> Watch(std::string_view prefix, int64_t from,
-                                                    store::EventCallback on_events) override {
-    return inner_->Watch(prefix, from, std::move(on_events));
   }
   void Know(const store::KeyValue& kv) {
     std::lock_guard lock(mu_);
@@ -80,7 +70,6 @@ class KnowingStore : public store::Store {
 
  private:
   std::vector<store::Deadline> deadlines;
-  std::unique_ptr<store::SqliteStore> inner_;
   std::mutex mu_;
   std::map<std::string, store::KeyValue> known_;
 };
@@ -110,16 +99,10 @@ class ResourceApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-    auto sqlite = store::SqliteStore::Open({.path = dir_.File("db")});
-    ASSERT_TRUE(sqlite.ok()) << sqlite.status().ToString();
-    store_ = std::make_shared<KnowingStore>(std::move(*sqlite));
+    auto opened = store::test_util::OpenWithDefaultNamespace<KnowingStore>(dir_.File("db"));
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(*opened);
     api_ = std::make_unique<ResourceApi>(store_, Clock::Real());
-    ASSERT_TRUE(
-        store_
-            ->WriteSync({store::WriteOp::Kind::kCreate, "/registry/namespaces/default",
-                         R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}})",
-                         0})
-            .ok());
     HttpResponse created = Send("POST", kLeases, Lease("a", ""));
     ASSERT_EQ(created.status, 201) << created.body;
     first_rv_ = json::parse(created.body)["metadata"]["resourceVersion"].get<std::string>();

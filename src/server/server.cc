@@ -150,7 +150,7 @@ class ServerImpl final : public Server {
     }
     // A store whose reads block the calling thread for a network round trip (etcd; SQLite reads
     // memory) runs them on pools with threads enough to keep many in flight, and leaves the HTTP
-    // threads (one per core) to leader election's writes, which do not block (admission.h).
+    // threads (one per core) to leader election's updates, which need not block (admission.h).
     // Many HTTP threads would cost every request a wake-up of an idle one instead.
     if (store_->ReadsBlock()) {
       const size_t pool = static_cast<size_t>(
@@ -158,8 +158,8 @@ class ServerImpl final : public Server {
       if (api_options.admission.blocking_threads == 0) {
         api_options.admission.blocking_threads = pool;
       }
-      if (api_options.admission.leader_election_read_threads == 0) {
-        api_options.admission.leader_election_read_threads = pool;
+      if (api_options.admission.leader_election_threads == 0) {
+        api_options.admission.leader_election_threads = pool;
       }
     }
     auto handler = std::make_shared<ApiServer>(api_options, resources);

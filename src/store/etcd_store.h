@@ -9,15 +9,17 @@
 // - Create is Txn(create_revision == 0 → put), Update/Delete with an expected revision
 //   Txn(mod_revision == expected → put/delete), unconditional ones Txn(create_revision > 0 → ...).
 //   A failed compare answers AlreadyExists, NotFound or Conflict like SqliteStore. Reads are
-//   linearizable: they see every write acknowledged by any replica.
+//   linearizable: they see every write acknowledged by any replica (with reads_from_watch_cache,
+//   from the replica's watch-fed copy once it reached etcd's current revision).
 // - Watches come from etcd, never from local writes: ONE etcd watch on the whole prefix (with
 //   prev_kv, so DELETED events carry the last value) feeds a WatchHub that fans out to every
 //   Store::Watch. The hub's history starts at Open. A watch from a revision older than the hub's
 //   history or compacted in etcd fails with Gone. Other writers of the prefix must write one key
 //   per revision (tenure replicas do): the hub keeps one event per revision.
 //
-// Known values: every write result, watch event and Get result is noted (key -> newest version
-// seen), so an update whose expected revision is that version needs no read first (kube-apiserver
+// Known values: the newest version of a key this replica wrote or watched is known without a
+// read (KnownValue: the watch-fed copy, and this replica's own writes until the watch brings
+// them), so an update whose expected revision is that version needs no read first (kube-apiserver
 // starts GuaranteedUpdate from its watch cache the same way); the Txn still compares the revision.
 // Failures: every operation has a deadline (request_timeout, or the caller's Deadline when that
 // comes first); with several endpoints an attempt that may be repeated elsewhere also ends after
@@ -34,10 +36,12 @@
 // stream falls silent: see watch_silence_limit), so watchers see no
 // gap or duplicate across a member's death (unless etcd compacted past that revision meanwhile:
 // then the gap is logged to stderr). TLS: endpoints "https://..." use ca_file to verify etcd and
-// cert_file/key_file (optional) as client certificate. Threads: max_writes_in_flight writer threads
-// send Txns with gRPC's blocking API and run the write callbacks; concurrent writes may be applied
-// in any order. Event callbacks run on the WatchHub dispatcher. Both may call into the store but
-// must not block (no WriteSync). Get, List and CurrentRevision block for one etcd round trip. The
+// cert_file/key_file (optional) as client certificate. Threads: a write's first attempt goes out
+// with gRPC's callback API (at most max_writes_in_flight at once) and its callback runs on a gRPC
+// thread; resends, and writes waiting for a member, run on max_writes_in_flight writer threads
+// with the blocking API. Concurrent writes may be applied in any order. Event callbacks run on the
+// WatchHub dispatcher. Both may call into the store but must not block (no WriteSync). Get, List
+// and CurrentRevision block for up to one etcd round trip. The
 // destructor fails queued writes with ServiceUnavailable (unsent), waits for the ones being sent
 // (bounded by their deadline) and stops the watch; WatchHandles may outlive the store.
 #pragma once
@@ -85,7 +89,8 @@ struct EtcdStoreOptions {
   size_t watch_history_per_object = 2;
   // Events younger than this stay beyond the per-object bound (WatchHub::SetHistoryMinAge).
   std::chrono::nanoseconds watch_history_min_age = std::chrono::seconds(10);
-  // Writes sent at once (one writer thread each); more wait in a queue.
+  // First attempts in flight at once; more wait in a queue. Resends run on as many writer
+  // threads, so at most twice this many Txns are in flight.
   size_t max_writes_in_flight = 32;
   // Keys whose newest version is remembered to spare an update's read (KnownValues); 0: none.
   size_t known_values_capacity = 100000;
@@ -148,6 +153,7 @@ class EtcdStore : public Store {
     uint64_t from_cache = 0;         // answered from the watch-fed copy
     uint64_t from_etcd = 0;          // the copy was not serving or did not catch up in time
     uint64_t revision_requests = 0;  // revision requests sent for them (shared by many reads)
+    uint64_t copy_loads = 0;         // listings of the copy: at Open, and after each missed gap
   };
   ReadCounts reads() const;
 

@@ -104,6 +104,7 @@ struct EtcdStore::Impl {
   RevisionBarrier barrier;  // etcd's revision for the reads answered from `resident`
   std::atomic<uint64_t> reads_from_cache{0};
   std::atomic<uint64_t> reads_from_etcd{0};
+  std::atomic<uint64_t> copy_loads{0};  // listings of `resident` (Open, and after each gap)
   // Keys under the prefix as of the last published event (the feeder's after Open), and the
   // hub's capacity for them (WatchHub::CapacityFor).
   int64_t object_count = 0;

@@ -120,7 +120,7 @@ Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& o
 
 EtcdStore::ReadCounts EtcdStore::reads() const {
   return ReadCounts{impl_->reads_from_cache.load(), impl_->reads_from_etcd.load(),
-                    impl_->barrier.requests()};
+                    impl_->barrier.requests(), impl_->copy_loads.load()};
 }
 
 }  // namespace tenure::store

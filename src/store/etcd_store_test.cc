@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -721,6 +723,76 @@ TEST_F(EtcdHungMemberTest, ASilentWatchStreamResumesOnAnotherMember) {
   EXPECT_EQ(events.back().kv.value, "2");
 }
 
+// The store's watch misses events that etcd then compacts (its member hung while others wrote
+// and compacted): the resumed watch is refused, and the watch-fed copy, which would otherwise
+// serve a value overwritten or deleted in the gap, stops serving and is listed again.
+TEST_F(EtcdHungMemberTest, AfterACompactionGapTheCopyIsListedAgainAndNothingStaleIsServed) {
+  constexpr auto kInterval = std::chrono::minutes(5);
+  constexpr auto kRealWait = std::chrono::seconds(30);
+  EtcdStoreOptions options =
+      FollowerOptions("gap", std::chrono::seconds(4), std::chrono::milliseconds(500));
+  // Long enough for the writes and the compaction below to come first.
+  options.watch_silence_limit = std::chrono::seconds(3);
+  auto store = OpenSettled(options);
+  ASSERT_NE(store, nullptr);
+  auto a = store->WriteSync(Create("/registry/leases/a", "a1"));
+  auto b = store->WriteSync(Create("/registry/leases/b", "b1"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(store->Get("/registry/leases/b").ok());  // the copy holds both
+  ASSERT_EQ(store->reads().copy_loads, 1u);
+  const std::string watched = store->WatchEndpoint();
+  int hung = MemberOf(*cluster, watched);
+  auto clock = std::make_shared<FakeClock>();
+  EtcdStoreOptions compacting = options;
+  compacting.compaction_interval = kInterval;
+  compacting.clock = clock;
+  auto other = OpenAvoiding(compacting, hung);
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(clock->WaitForSleepers(1, kRealWait));
+  cluster->Pause(hung);
+  auto a2 = other->WriteSync(Update("/registry/leases/a", "a2", a->mod_revision));
+  auto deleted =
+      other->WriteSync(WriteOp{WriteOp::Kind::kDelete, "/registry/leases/b", "", b->mod_revision});
+  auto c = other->WriteSync(Create("/registry/leases/c", "c1"));
+  clock->Advance(kInterval);  // notes the revision after these writes
+  bool noted = clock->WaitForSleepers(1, kRealWait);
+  clock->Advance(kInterval);  // compacts it: the hung member's watcher cannot resume before it
+  bool compacted = clock->WaitForSleepers(1, kRealWait);
+  // The silent stream ends and the watch resumes on another member, from a compacted revision.
+  const auto moved_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (store->WatchEndpoint() == watched && std::chrono::steady_clock::now() < moved_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a condition
+  }
+  const bool moved = store->WatchEndpoint() != watched;
+  cluster->Resume(hung);
+  ASSERT_TRUE(a2.ok() && deleted.ok() && c.ok());
+  ASSERT_TRUE(noted && compacted);
+  ASSERT_TRUE(moved) << "the watch stayed on the hung member";
+  // The copy serves again once listed: wait (with a deadline) for a read answered from it.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool from_copy = false;
+  while (!from_copy && std::chrono::steady_clock::now() < until) {
+    const uint64_t before = store->reads().from_cache;
+    auto got = store->Get("/registry/leases/a");
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->value, "a2") << "a value overwritten in the gap was served";
+    from_copy = store->reads().from_cache > before;
+  }
+  ASSERT_TRUE(from_copy) << "the copy never served again after the gap";
+  EXPECT_EQ(store->reads().copy_loads, 2u);
+  EXPECT_TRUE(store->Get("/registry/leases/b").status().IsNotFound())
+      << "a value deleted in the gap was served";
+  auto listed = store->List("/registry/leases/");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  std::vector<std::string> values;
+  for (const KeyValue& kv : listed->items) values.push_back(kv.value);
+  EXPECT_EQ(values, (std::vector<std::string>{"a2", "c1"}));
+  // What the copy knows without a read follows it too.
+  EXPECT_FALSE(store->KnownValue("/registry/leases/b", b->mod_revision));
+  EXPECT_FALSE(store->KnownValue("/registry/leases/a", a->mod_revision));
+  EXPECT_TRUE(store->KnownValue("/registry/leases/a", a2->mod_revision));
+}
+
 // A caller that waits only briefly (a request's `?timeout=`) gets an answer within that time
 // although the member it talks to hangs: each member still to try gets an even share of the
 // caller's time, not attempt_timeout (here longer than the caller waits at all).
@@ -755,6 +827,87 @@ TEST_F(EtcdHungMemberTest, AShortCallerDeadlineIsSharedAmongTheMembers) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->value, "1");
   EXPECT_LT(read_took, std::chrono::seconds(2));
+}
+
+// Collects the answers of asynchronous writes, each with the time it came.
+struct Answers {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Status> statuses;
+  std::vector<std::chrono::steady_clock::time_point> times;
+  WriteCallback Callback() {
+    return [this](Result<KeyValue> r) {
+      std::lock_guard lock(mu);
+      statuses.push_back(r.status());
+      times.push_back(std::chrono::steady_clock::now());
+      cv.notify_all();
+    };
+  }
+  bool WaitFor(size_t n, std::chrono::seconds timeout) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, timeout, [&] { return statuses.size() >= n; });
+  }
+};
+
+// With one write slot: writes queued behind a member that is down are each answered by their
+// deadline, not applied (handing the slot on is a loop: 200 waiting writes do not recurse); at
+// Close, writes still waiting for a slot are answered at once as not applied, and the one sent
+// to a hung member by its deadline with an unknown outcome.
+TEST(EtcdWriteQueueTest, QueuedWritesAreAnsweredByTheirDeadlineAndAtClose) {
+  auto cluster = testing::EtcdTestCluster::Start({});
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  EtcdStoreOptions options;
+  options.endpoints = (*cluster)->ClientUrls();
+  options.prefix = UniquePrefix("queue");
+  options.max_writes_in_flight = 1;
+  auto store = MustOpen(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->WriteSync(Create("/registry/k/first", "1")).ok());
+
+  (*cluster)->Kill(0);
+  constexpr size_t kDown = 200;
+  Answers down;
+  const auto sent = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < kDown; ++i) {
+    WriteOp op = Create("/registry/k/down-" + std::to_string(i), "v");
+    op.deadline = sent + std::chrono::milliseconds(1500);
+    store->Write(std::move(op), down.Callback());
+  }
+  ASSERT_TRUE(down.WaitFor(kDown, std::chrono::seconds(20)));
+  for (size_t i = 0; i < kDown; ++i) {
+    EXPECT_FALSE(down.statuses[i].ok());
+    EXPECT_LT(down.times[i] - sent, std::chrono::seconds(5)) << "answered long after its deadline";
+  }
+  ASSERT_TRUE((*cluster)->Restart(0).ok());
+  auto after = store->WriteSync(Create("/registry/k/after", "1"));
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  auto listed = store->List("/registry/k/");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->items.size(), 2u) << "a write answered as failed was applied";
+
+  (*cluster)->Pause(0);
+  constexpr size_t kHung = 20;
+  Answers hung;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (size_t i = 0; i < kHung; ++i) {
+    WriteOp op = Create("/registry/k/hung-" + std::to_string(i), "v");
+    op.deadline = deadline;
+    store->Write(std::move(op), hung.Callback());
+  }
+  const auto close_start = std::chrono::steady_clock::now();
+  store->Close();
+  const auto closed = std::chrono::steady_clock::now();
+  (*cluster)->Resume(0);
+  ASSERT_TRUE(hung.WaitFor(kHung, std::chrono::seconds(1))) << "Close left writes unanswered";
+  EXPECT_LT(closed - close_start, std::chrono::seconds(8));
+  size_t not_applied = 0, unknown = 0;
+  for (const Status& s : hung.statuses) {
+    ASSERT_FALSE(s.ok());
+    if (s.message().find("not applied") != std::string::npos) ++not_applied;
+    if (s.message().find("may or may not") != std::string::npos) ++unknown;
+  }
+  EXPECT_EQ(not_applied, kHung - 1);  // waited for the one slot
+  EXPECT_EQ(unknown, 1u);             // sent to the hung member
 }
 
 // A write sent to a member that then answers nothing has an unknown outcome: it fails with

@@ -88,6 +88,7 @@ Result<int64_t> EtcdStore::Impl::LoadResident() {
   auto listed = ListFromEtcd(kStoreRoot, ListOptions{});
   if (!listed.ok()) return listed.status();
   resident->Reset(std::move(listed->items), listed->revision);
+  copy_loads.fetch_add(1);
   return listed->revision;
 }
 
