@@ -26,4 +26,10 @@ std::chrono::milliseconds EndpointShare(std::chrono::nanoseconds left, size_t un
   return std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(share));
 }
 
+std::chrono::milliseconds ServerTimeout(std::chrono::milliseconds share) {
+  using std::chrono::milliseconds;
+  const milliseconds margin = std::min(share / 10, milliseconds(200));
+  return std::max(milliseconds(1), share - margin);
+}
+
 }  // namespace tenure::client

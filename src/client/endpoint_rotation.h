@@ -41,4 +41,10 @@ bool MayRetryElsewhere(const std::string& method, bool sent);
 // not sent: it could only time out, and a server must not be told a timeout it cannot keep).
 std::chrono::milliseconds EndpointShare(std::chrono::nanoseconds left, size_t untried);
 
+// What the server is told (`?timeout=`) for a try the client waits `share` for: a little less (a
+// tenth, at most 200 ms), so that the server's own 504 at that time reaches the client before it
+// gives up, and the connection, answered, is kept instead of closed (and, under load, opened and
+// handshaken again). At least 1 ms.
+std::chrono::milliseconds ServerTimeout(std::chrono::milliseconds share);
+
 }  // namespace tenure::client

@@ -52,5 +52,14 @@ TEST(EndpointShareTest, AnEvenShareOfWhatIsLeftAndNothingWhenNothingIsLeft) {
   EXPECT_EQ(EndpointShare(-1ns, 3), 0ms);
 }
 
+TEST(ServerTimeoutTest, TheServerIsToldALittleLessSoItsAnswerArrivesInTime) {
+  using namespace std::chrono_literals;
+  EXPECT_EQ(ServerTimeout(10s), 9800ms);  // a tenth, at most 200 ms
+  EXPECT_EQ(ServerTimeout(1000ms), 900ms);
+  EXPECT_EQ(ServerTimeout(50ms), 45ms);
+  EXPECT_EQ(ServerTimeout(5ms), 5ms);  // a tenth of 5 ms rounds to nothing
+  EXPECT_EQ(ServerTimeout(1ms), 1ms);
+}
+
 }  // namespace
 }  // namespace tenure::client

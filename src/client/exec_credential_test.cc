@@ -144,7 +144,10 @@ TEST(ExecPluginTest, TheKubeconfigsEnvWinsAndNothingElseLeaksIn) {
       "inherit",
       "printf '%s' \"$REGION\" > " + dir.path() + "/region\n" + "[ -e /proc/$$/fd/" +
           std::to_string(leaked) + " ] && echo leaked > " + dir.path() + "/fd\n" +
-          "grep SigBlk /proc/$$/status > " + dir.path() + "/sigblk\n" +
+          // Read by the shell's builtins before it runs any command: while dash waits for a
+          // child it blocks every signal for a moment, which a grep of its status could see.
+          "while IFS= read -r line; do case \"$line\" in SigBlk:*) printf '%s\\n' \"$line\" > " +
+          dir.path() + "/sigblk;; esac; done < /proc/$$/status\n" +
           R"(echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t"}}')");
   ExecConfig c = Config(plugin);
   c.env = {{"REGION", "eu-1"}};

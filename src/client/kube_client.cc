@@ -189,10 +189,12 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
         break;
       }
       ++requests_;
-      // The server gets the same deadline (`?timeout=`, as client-go sends it): its store then
-      // gives up in time and shares the time among etcd members instead of hanging on one.
-      std::string target = config_.path_prefix +
-                           api::WithQuery(path, {{"timeout", std::to_string(ms.count()) + "ms"}});
+      // The server gets the deadline too (`?timeout=`, as client-go sends it, a little less:
+      // ServerTimeout): its store then gives up in time and shares the time among etcd members
+      // instead of hanging on one, and its 504 comes before this client stops waiting.
+      std::string target =
+          config_.path_prefix +
+          api::WithQuery(path, {{"timeout", std::to_string(ServerTimeout(ms).count()) + "ms"}});
       sent_headers = std::move(*headers);
       reply =
           pooled.connection->Request(method, target, sent_headers, body ? body->dump() : "", ms);

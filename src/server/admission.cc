@@ -47,6 +47,9 @@ class AdmittedResponder final : public Responder,
     return inner_->Stream(status, std::move(content_type), deadline, idle_interval,
                           std::move(idle));
   }
+  void AnswerBy(std::chrono::steady_clock::time_point deadline) override {
+    inner_->AnswerBy(deadline);
+  }
   void Post(std::function<void()> work) override {
     if (submit_) {
       auto shared = std::make_shared<std::function<void()>>(std::move(work));

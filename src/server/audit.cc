@@ -181,6 +181,9 @@ class AuditedResponder final : public Responder {
     });
   }
   void Post(std::function<void()> work) override { inner_->Post(std::move(work)); }
+  void AnswerBy(std::chrono::steady_clock::time_point deadline) override {
+    inner_->AnswerBy(deadline);
+  }
   std::shared_ptr<ResponseStream> Stream(int status, std::string content_type,
                                          std::chrono::steady_clock::time_point deadline,
                                          std::chrono::milliseconds idle_interval,

@@ -206,5 +206,30 @@ TEST_F(BlockingStoreTest, RequestsThatReadHoldNoHttpThreadAndARenewalIsAnswered)
   EXPECT_EQ(json::parse(read.body)["spec"]["holderIdentity"], "b");
 }
 
+// A client's `?timeout=` is the server's too: a request still waiting for the store then gets
+// kube-apiserver's 504, and the connection, answered, stays open for the next request.
+TEST_F(BlockingStoreTest, ARequestStillWaitingAtTheClientsTimeoutGets504OnAConnectionKept) {
+  ASSERT_EQ(Send("POST", kLeases, Lease("slow", "a")).status, 201);
+  client::HttpConnection c(endpoint());
+  auto headers = Headers(kAdminToken);
+  store_->CloseGate();
+  const auto sent = std::chrono::steady_clock::now();
+  auto timed_out = c.Request("GET", std::string(kLeases) + "/slow?timeout=300ms", headers, "",
+                             std::chrono::seconds(20));
+  const auto took = std::chrono::steady_clock::now() - sent;
+  store_->OpenGate();
+  ASSERT_TRUE(timed_out.ok()) << timed_out.status().ToString();
+  EXPECT_EQ(timed_out->status, 504) << timed_out->body;
+  json status = json::parse(timed_out->body);
+  EXPECT_EQ(status["reason"], "Timeout");
+  EXPECT_EQ(status["message"], "Timeout: request did not complete within the allotted timeout");
+  EXPECT_LT(took, std::chrono::seconds(5)) << "answered at the server's own 60 s, not the client's";
+  EXPECT_NE(timed_out->headers["connection"], "close");
+  auto next =
+      c.Request("GET", std::string(kLeases) + "/slow", headers, "", std::chrono::seconds(20));
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(next->status, 200) << next->body;
+}
+
 }  // namespace
 }  // namespace tenure::server

@@ -204,6 +204,15 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
     Wake();
   }
 
+  void AnswerBy(std::chrono::steady_clock::time_point deadline) override {
+    {
+      std::lock_guard lock(mu_);
+      if (answered_ || deadline >= answer_by_) return;
+      answer_by_ = deadline;
+    }
+    Wake();
+  }
+
   void OnAnswered(std::function<void(int status)> answered) override {
     std::lock_guard lock(mu_);
     on_answered_ = std::move(answered);
@@ -281,6 +290,8 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   Executor strand_;
   net::steady_timer timer_;
   bool answered_ = false;
+  // The server answers 504 itself past this: its request timeout, or the client's (AnswerBy).
+  std::chrono::steady_clock::time_point answer_by_ = std::chrono::steady_clock::time_point::max();
   std::optional<HttpResponse> reply_;
   std::function<HttpResponse()> make_reply_;  // ReplyWith: run on the strand when answered
   std::function<void(int)> on_answered_;      // OnAnswered's callback, until it ran
@@ -736,6 +747,7 @@ awaitable<void> Session<Stream>::Run() {
     auto box =
         std::make_shared<Mailbox>(strand_, server_.io(), server_.options().max_stream_buffer_bytes);
     connection_->waiting = box;
+    box->AnswerBy(std::chrono::steady_clock::now() + server_.options().request_timeout);
     try {
       HttpRequest request = ToRequest(parser.release(), tls_);
       request.client_certificate = client_certificate_;
@@ -749,11 +761,13 @@ awaitable<void> Session<Stream>::Run() {
           Status::Internal(std::string("the server failed to handle the request: ") + e.what())));
     }
     // Wait for the handler's answer: it arrives through the mailbox, maybe from another thread.
-    auto answer_by = std::chrono::steady_clock::now() + server_.options().request_timeout;
+    // AnswerBy may bring the time sooner meanwhile (it wakes this wait).
     for (;;) {
+      std::chrono::steady_clock::time_point answer_by;
       {
         std::lock_guard lock(box->mu_);
         if (box->answered_) break;
+        answer_by = box->answer_by_;
         if (std::chrono::steady_clock::now() >= answer_by) {
           box->answered_ = true;
           box->reply_ = server_.handler().Reject(

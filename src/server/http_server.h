@@ -97,6 +97,10 @@ class Responder {
                                                  std::chrono::steady_clock::time_point deadline,
                                                  std::chrono::milliseconds idle_interval,
                                                  std::function<void()> idle) = 0;
+  // The client waits for the answer only until `deadline` (its `?timeout=`): if the handler has
+  // not answered by then, the server answers 504 itself, as it does at its own request timeout,
+  // and the connection stays open for the next request. Only ever brings the time sooner.
+  virtual void AnswerBy(std::chrono::steady_clock::time_point deadline) { (void)deadline; }
   // `answered` runs once with the status the client is actually sent (the reply's, a stream's,
   // or the server's own 504 when the handler took too long), as it is written. Never, for a
   // responder that writes nothing.

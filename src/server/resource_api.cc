@@ -203,6 +203,9 @@ void ResourceApi::Handle(const RequestInfo& info, const api::KindInfo& kind, Htt
                          ? std::chrono::steady_clock::now()
                          : call->request.received;
       call->deadline = arrived + *timeout;
+      // The server's 504 at that time too, on a connection the client keeps (kube-apiserver's
+      // timeout filter): a request waiting in a queue does not make the client drop it.
+      call->responder->AnswerBy(call->deadline);
     }
   }
   if (!IsReadOnly(*info.verb)) {

@@ -397,10 +397,19 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   std::vector<std::shared_ptr<Event>> events;
   std::vector<PendingWrite*> event_writes;  // the write of each event (its value moved away)
   int64_t revision = revision_;
+  const Deadline batch_start = std::chrono::steady_clock::now();
   for (PendingWrite& write : batch) {
     WriteOp& op = write.op;
     if (failed_) {
       results.push_back(Status::Unavailable("store is in a failed state after a storage error"));
+      continue;
+    }
+    if (op.deadline <= batch_start) {
+      // Queued past its caller's deadline (an overloaded writer): not applied, so that the
+      // writer's time goes to writes someone still waits for.
+      results.push_back(Status::Timeout(
+          "the write's deadline passed while it waited for the store (the write was not "
+          "applied)"));
       continue;
     }
     if (op.key.empty()) {

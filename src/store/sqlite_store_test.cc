@@ -189,6 +189,32 @@ TEST_F(SqliteStoreTest, BatchDecidesWritesInOrder) {
   EXPECT_EQ(store_->CurrentRevision(), 4);
 }
 
+// A write whose caller stopped waiting while it was queued (an overloaded writer) is answered
+// Timeout and not applied; the writes around it in the batch are.
+TEST_F(SqliteStoreTest, AWriteQueuedPastItsDeadlineIsNotApplied) {
+  std::vector<Result<KeyValue>> results(3, Status::Internal("not run"));
+  Pending pending;
+  auto first = pending.Add();
+  store_->Write(Create("/seed", "s"), [&, first](Result<KeyValue> r) {
+    // Queued behind this batch: taken together as the next one.
+    store_->Write(Create("/a", "1"), pending.Add(&results, 0));
+    WriteOp late = Create("/late", "1");
+    late.deadline = std::chrono::steady_clock::now();  // passed by the time it is committed
+    store_->Write(std::move(late), pending.Add(&results, 1));
+    WriteOp in_time = Create("/b", "1");
+    in_time.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    store_->Write(std::move(in_time), pending.Add(&results, 2));
+    first(std::move(r));
+  });
+  ASSERT_TRUE(pending.Wait());
+  EXPECT_TRUE(results[0].ok()) << results[0].status().ToString();
+  EXPECT_EQ(results[1].status().reason(), Reason::kTimeout) << results[1].status().ToString();
+  EXPECT_NE(results[1].status().message().find("not applied"), std::string::npos);
+  EXPECT_TRUE(results[2].ok()) << results[2].status().ToString();
+  EXPECT_TRUE(store_->Get("/late").status().IsNotFound());
+  EXPECT_TRUE(store_->Get("/b").ok());
+}
+
 TEST_F(SqliteStoreTest, GroupCommitBatchesQueuedWrites) {
   constexpr int kWrites = 500;
   Pending pending;

@@ -56,7 +56,9 @@ struct ListOptions {
 
 // When the caller stops waiting for an operation (a request's deadline, e.g. the client's
 // `?timeout=`). A backend whose operations take round trips gives up then with Timeout and
-// shares what is left among the members it may try; kNoDeadline: its own request timeout only.
+// shares what is left among the members it may try; a write still queued at its deadline is
+// answered Timeout without being applied (no backend spends work on an answer no one awaits);
+// kNoDeadline: the backend's own request timeout only.
 using Deadline = std::chrono::steady_clock::time_point;
 inline constexpr Deadline kNoDeadline = Deadline::max();
 
