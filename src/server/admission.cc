@@ -237,6 +237,16 @@ void Admission::Run(const RequestClass& cls, std::shared_ptr<Responder> responde
   }
 }
 
+void Admission::RunBlocking(const std::shared_ptr<Responder>& responder,
+                            std::function<void()> work) {
+  if (!blocking_) return work();
+  if (!blocking_->Submit([work, responder] {
+        RunGuarded([&work](std::shared_ptr<Responder>) { work(); }, responder);
+      })) {
+    responder->Reply(ErrorResponse(TooManyRequests()));
+  }
+}
+
 size_t Admission::inflight(PriorityLevel level) const { return LevelOf(level).inflight.load(); }
 
 std::string Admission::RenderMetrics() const {

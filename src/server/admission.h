@@ -107,6 +107,11 @@ class Admission {
   void Run(const RequestClass& cls, std::shared_ptr<Responder> responder,
            std::function<void(std::shared_ptr<Responder>)> handle);
 
+  // Runs `work`, which may block on the store, on the blocking pool when there is one (a store
+  // whose reads block), else at once; answers 429 itself when that pool's queue is full. Work
+  // before admission (authentication) that cannot be decided without the store.
+  void RunBlocking(const std::shared_ptr<Responder>& responder, std::function<void()> work);
+
   size_t inflight(PriorityLevel level) const;
   uint64_t rejected(PriorityLevel level) const;
   // Prometheus families: tenure_server_inflight_requests and

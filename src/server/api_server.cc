@@ -49,12 +49,17 @@ bool IsRbacKind(const api::KindInfo& kind) { return kind.group == "rbac.authoriz
 
 ServiceAccountAuthentication ServiceAccountsOf(const ApiServerOptions& options) {
   if (!options.service_account_tokens || !options.policy) return {};
-  return {.tokens = options.service_account_tokens,
-          .account_uid =
-              [cache = options.policy](const std::string& ns, const std::string& name) {
-                return cache->ServiceAccountUid(ns, name);
-              },
-          .clock = Clock::Real()};
+  return {
+      .tokens = options.service_account_tokens,
+      .account_uid =
+          [cache = options.policy](const std::string& ns, const std::string& name, bool may_wait) {
+            if (auto uid = cache->ServiceAccountUidAtHand(ns, name)) {
+              return AccountLookup{.uid = std::move(uid)};
+            }
+            if (!may_wait) return AccountLookup{.decided = false};
+            return AccountLookup{.uid = cache->ServiceAccountUid(ns, name)};
+          },
+      .clock = Clock::Real()};
 }
 
 }  // namespace
@@ -71,11 +76,11 @@ ApiServer::ApiServer(ApiServerOptions options, std::shared_ptr<ResourceApi> reso
 
 HttpResponse ApiServer::Reject(const Status& status) { return ErrorResponse(status); }
 
-Authentication ApiServer::Authenticate(const HttpRequest& request) const {
+Authentication ApiServer::Authenticate(const HttpRequest& request, bool may_wait) const {
   if (options_.token.empty() && options_.tokens.users.empty()) {
     return {Authentication::Outcome::kAnonymous, AnonymousUser()};
   }
-  return authenticator_.Authenticate(request);
+  return authenticator_.Authenticate(request, may_wait);
 }
 
 const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::string& version,
@@ -90,7 +95,22 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
 }
 
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
-  Authentication authentication = Authenticate(request);
+  Authentication authentication = Authenticate(request, /*may_wait=*/false);
+  if (authentication.outcome == Authentication::Outcome::kUndecided) {
+    // A ServiceAccount token whose account the policy cache does not hold (created just now, or
+    // deleted): decided once the cache reflects every acknowledged write, a wait that may block
+    // on the store, so off the connection's thread.
+    auto shared = std::make_shared<HttpRequest>(std::move(request));
+    return admission_.RunBlocking(responder, [this, shared, responder] {
+      Authentication decided = Authenticate(*shared, /*may_wait=*/true);
+      Serve(std::move(*shared), responder, std::move(decided));
+    });
+  }
+  Serve(std::move(request), std::move(responder), std::move(authentication));
+}
+
+void ApiServer::Serve(HttpRequest request, std::shared_ptr<Responder> responder,
+                      Authentication authentication) {
   RequestInfo info = ParseRequestInfo(request);
   if (options_.request_metrics) {
     options_.request_metrics->CountAnswer(RequestMetrics::MetricVerb(info, request), *responder);

@@ -57,7 +57,10 @@ class ApiServer final : public HttpHandler {
  private:
   // Who sent the request: the authenticated user, or anonymous without credentials (also when
   // the server authenticates no one); kUnauthorized for credentials no one knows.
-  Authentication Authenticate(const HttpRequest& request) const;
+  Authentication Authenticate(const HttpRequest& request, bool may_wait) const;
+  // A request once its sender is known: the filters after authentication.
+  void Serve(HttpRequest request, std::shared_ptr<Responder> responder,
+             Authentication authentication);
   bool ServeNonResource(const HttpRequest& request, Responder& responder);
   // A resource request past admission, once authorized (or refused) by `decision`.
   void ServeAuthorized(const RequestInfo& info, std::shared_ptr<HttpRequest> request,

@@ -131,17 +131,20 @@ std::shared_ptr<const RbacPolicy> AuthCache::Snapshot() const {
   return snapshot_;
 }
 
+std::optional<std::string> AuthCache::ServiceAccountUidAtHand(const std::string& namespace_,
+                                                              const std::string& name) const {
+  const std::string key = StorageKey(api::ServiceAccountKind(), namespace_, name);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_->service_account_uids.find(key);
+  if (it == objects_->service_account_uids.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<std::string> AuthCache::ServiceAccountUid(const std::string& namespace_,
                                                         const std::string& name) {
-  const std::string key = StorageKey(api::ServiceAccountKind(), namespace_, name);
-  for (bool waited = false;; waited = true) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = objects_->service_account_uids.find(key);
-      if (it != objects_->service_account_uids.end()) return it->second;
-    }
-    if (waited || !WaitForCurrent(std::chrono::seconds(1))) return std::nullopt;
-  }
+  if (auto uid = ServiceAccountUidAtHand(namespace_, name)) return uid;
+  if (!WaitForCurrent(std::chrono::seconds(1))) return std::nullopt;
+  return ServiceAccountUidAtHand(namespace_, name);
 }
 
 bool AuthCache::WaitForCurrent(std::chrono::milliseconds timeout) {

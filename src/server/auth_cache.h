@@ -34,6 +34,10 @@ class AuthCache {
   // cache to reflect every acknowledged write: an account created just before is found).
   std::optional<std::string> ServiceAccountUid(const std::string& namespace_,
                                                const std::string& name);
+  // The uid of the ServiceAccount if the cache holds it now, without waiting (nullopt does not
+  // say that the account does not exist).
+  std::optional<std::string> ServiceAccountUidAtHand(const std::string& namespace_,
+                                                     const std::string& name) const;
   // Waits until the snapshot reflects every write the store had acknowledged when called, or
   // `timeout` passed; true when it does.
   bool WaitForCurrent(std::chrono::milliseconds timeout);

@@ -24,7 +24,8 @@ Authenticator::Authenticator(std::string admin_token, TokenFile tokens,
       tokens_(std::move(tokens)),
       service_accounts_(std::move(service_accounts)) {}
 
-std::optional<UserInfo> Authenticator::ServiceAccountUser(std::string_view token) const {
+std::optional<UserInfo> Authenticator::ServiceAccountUser(std::string_view token, bool may_wait,
+                                                          bool* undecided) const {
   const auto& sa = service_accounts_;
   if (!sa.tokens || !ServiceAccountTokens::LooksLikeJwt(token)) return std::nullopt;
   const int64_t now =
@@ -34,7 +35,12 @@ std::optional<UserInfo> Authenticator::ServiceAccountUser(std::string_view token
   if (!claims.ok()) return std::nullopt;
   // A token outlives its account only until the account goes: deleted, or deleted and created
   // again under the same name (a new uid), it is refused.
-  std::optional<std::string> uid = sa.account_uid(claims->namespace_, claims->name);
+  AccountLookup account = sa.account_uid(claims->namespace_, claims->name, may_wait);
+  if (!account.decided) {
+    *undecided = true;
+    return std::nullopt;
+  }
+  const std::optional<std::string>& uid = account.uid;
   if (!uid || *uid != claims->uid) return std::nullopt;
   UserInfo user{
       .name = "system:serviceaccount:" + claims->namespace_ + ":" + claims->name,
@@ -46,7 +52,7 @@ std::optional<UserInfo> Authenticator::ServiceAccountUser(std::string_view token
   return user;
 }
 
-Authentication Authenticator::Authenticate(const HttpRequest& request) const {
+Authentication Authenticator::Authenticate(const HttpRequest& request, bool may_wait) const {
   // kube's union: the client certificate first, then the bearer token; an error counts only when
   // nothing succeeds.
   bool certificate_refused = false;
@@ -67,14 +73,17 @@ Authentication Authenticator::Authenticate(const HttpRequest& request) const {
     return {Authentication::Outcome::kAnonymous, AnonymousUser()};
   }
   UserInfo user;
+  bool undecided = false;
   if (!admin_token_.empty() && ConstantTimeEquals(*token, admin_token_)) {
     user = {.name = std::string(kAdminUser), .groups = {std::string(kSystemMasters)}};
   } else if (auto it = tokens_.users.find(*token); it != tokens_.users.end()) {
     user = it->second;
-  } else if (auto account = ServiceAccountUser(*token)) {
+  } else if (auto account = ServiceAccountUser(*token, may_wait, &undecided)) {
     user = std::move(*account);
   } else {
-    return {Authentication::Outcome::kUnauthorized, {}};
+    return {
+        undecided ? Authentication::Outcome::kUndecided : Authentication::Outcome::kUnauthorized,
+        {}};
   }
   AddAuthenticatedGroup(user);
   return {Authentication::Outcome::kAuthenticated, std::move(user)};

@@ -25,16 +25,27 @@ namespace tenure::server {
 inline constexpr std::string_view kAdminUser = "tenure-admin";
 
 struct Authentication {
-  enum class Outcome { kAuthenticated, kAnonymous, kUnauthorized };
+  // kUndecided: a ServiceAccount token whose account is not at hand, and the caller did not let
+  // the lookup wait for the cache (Authenticate again with may_wait, where a thread may block).
+  enum class Outcome { kAuthenticated, kAnonymous, kUnauthorized, kUndecided };
   Outcome outcome = Outcome::kAnonymous;
   UserInfo user;  // kAuthenticated: the user; kAnonymous: system:anonymous
 };
 
-// How service-account tokens are checked: the signer, where an account's uid is looked up (none:
-// the account does not exist) and the clock.
+// An account's uid as a lookup found it: `decided` false when the account was not at hand and the
+// lookup was not allowed to wait (for a cache to catch up with the store); else `uid`, none when
+// the account does not exist.
+struct AccountLookup {
+  bool decided = true;
+  std::optional<std::string> uid;
+};
+
+// How service-account tokens are checked: the signer, where an account's uid is looked up, and
+// the clock.
 struct ServiceAccountAuthentication {
   std::shared_ptr<const ServiceAccountTokens> tokens;
-  std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>
+  std::function<AccountLookup(const std::string& namespace_, const std::string& name,
+                              bool may_wait)>
       account_uid;
   std::shared_ptr<Clock> clock;
 };
@@ -46,13 +57,17 @@ class Authenticator {
   Authenticator(std::string admin_token, TokenFile tokens,
                 ServiceAccountAuthentication service_accounts = {});
 
-  Authentication Authenticate(const HttpRequest& request) const;
+  // `may_wait` false: never waits for the store (a connection's thread); a ServiceAccount token
+  // whose account is not at hand is then kUndecided.
+  Authentication Authenticate(const HttpRequest& request, bool may_wait = true) const;
 
  private:
   // The user of a ServiceAccount token (system:serviceaccount:<ns>:<name> in
   // system:serviceaccounts and system:serviceaccounts:<ns>), or nullopt when it is not valid:
-  // bad signature, another issuer or audience, expired, or its account deleted or recreated.
-  std::optional<UserInfo> ServiceAccountUser(std::string_view token) const;
+  // bad signature, another issuer or audience, expired, or its account deleted or recreated;
+  // `*undecided` set when its account was not at hand and `may_wait` was false.
+  std::optional<UserInfo> ServiceAccountUser(std::string_view token, bool may_wait,
+                                             bool* undecided) const;
 
   std::string admin_token_;
   TokenFile tokens_;

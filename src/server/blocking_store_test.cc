@@ -15,9 +15,11 @@
 #include "client/http_connection.h"
 #include "server/api_server.h"
 #include "server/auth_cache.h"
+#include "server/credentials.h"
 #include "server/discovery.h"
 #include "server/http_server.h"
 #include "server/resource_api.h"
+#include "server/service_account_token.h"
 #include "store/forwarding_store_test_util.h"
 #include "store/sqlite_store.h"
 #include "store/store_test_util.h"
@@ -116,6 +118,24 @@ class BlockingStoreTest : public ::testing::Test {
     api.tokens.users[kNobodyToken] = {.name = "nobody"};
     api.policy = *policy;
     api.served = AllServedVersions();
+    auto credentials = EnsureCredentials(dir_.File("credentials"));
+    ASSERT_TRUE(credentials.ok()) << credentials.status().ToString();
+    auto tokens = ServiceAccountTokens::Open(credentials->service_account_key_file,
+                                             std::string(ServiceAccountTokens::kDefaultIssuer));
+    ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+    api.service_account_tokens = *tokens;
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    // Of an account that does not exist (deleted, say): not in the policy cache.
+    ghost_token_ =
+        (*tokens)->Sign({.namespace_ = "default",
+                         .name = "ghost",
+                         .uid = "ghost-uid",
+                         .audiences = {std::string(ServiceAccountTokens::kDefaultIssuer)},
+                         .issued_at = now,
+                         .expires = now + 3600,
+                         .id = "ghost"});
     // What Server sets up for a store whose reads block (with fewer threads).
     api.admission.blocking_threads = 8;
     api.admission.leader_election_threads = 8;
@@ -171,6 +191,7 @@ class BlockingStoreTest : public ::testing::Test {
   std::shared_ptr<GatedStore> store_;
   std::unique_ptr<HttpServer> http_;
   std::vector<std::thread> blocked_;
+  std::string ghost_token_;  // a ServiceAccount token of an account that does not exist
 };
 
 TEST_F(BlockingStoreTest, RequestsThatReadHoldNoHttpThreadAndARenewalIsAnswered) {
@@ -194,6 +215,9 @@ TEST_F(BlockingStoreTest, RequestsThatReadHoldNoHttpThreadAndARenewalIsAnswered)
   // store for its revision.
   SendBlocked("PUT", std::string(kLeases) + "/renewed", Lease("renewed", "x", rv), ++reads,
               kNobodyToken);
+  // A ServiceAccount token whose account the policy cache does not hold: decided once the cache
+  // is current, which asks the store for its revision.
+  SendBlocked("GET", other, "", ++reads, ghost_token_.c_str());
 
   client::HttpReply renewed =
       Send("PUT", std::string(kLeases) + "/renewed", Lease("renewed", "b", rv));

@@ -209,6 +209,9 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
       std::lock_guard lock(mu_);
       if (answered_ || deadline >= answer_by_) return;
       answer_by_ = deadline;
+      // The wait reads answer_by_ when it starts: woken only when already waiting for later (a
+      // handler that answers inline sets it before, and costs no wake-up).
+      if (waiting_until_ <= deadline) return;
     }
     Wake();
   }
@@ -292,6 +295,9 @@ class Mailbox : public Responder, public std::enable_shared_from_this<Mailbox> {
   bool answered_ = false;
   // The server answers 504 itself past this: its request timeout, or the client's (AnswerBy).
   std::chrono::steady_clock::time_point answer_by_ = std::chrono::steady_clock::time_point::max();
+  // Until when the connection's wait for the answer is armed; min: not waiting yet.
+  std::chrono::steady_clock::time_point waiting_until_ =
+      std::chrono::steady_clock::time_point::min();
   std::optional<HttpResponse> reply_;
   std::function<HttpResponse()> make_reply_;  // ReplyWith: run on the strand when answered
   std::function<void(int)> on_answered_;      // OnAnswered's callback, until it ran
@@ -747,7 +753,10 @@ awaitable<void> Session<Stream>::Run() {
     auto box =
         std::make_shared<Mailbox>(strand_, server_.io(), server_.options().max_stream_buffer_bytes);
     connection_->waiting = box;
-    box->AnswerBy(std::chrono::steady_clock::now() + server_.options().request_timeout);
+    {
+      std::lock_guard lock(box->mu_);
+      box->answer_by_ = std::chrono::steady_clock::now() + server_.options().request_timeout;
+    }
     try {
       HttpRequest request = ToRequest(parser.release(), tls_);
       request.client_certificate = client_certificate_;
@@ -768,6 +777,7 @@ awaitable<void> Session<Stream>::Run() {
         std::lock_guard lock(box->mu_);
         if (box->answered_) break;
         answer_by = box->answer_by_;
+        box->waiting_until_ = answer_by;
         if (std::chrono::steady_clock::now() >= answer_by) {
           box->answered_ = true;
           box->reply_ = server_.handler().Reject(
