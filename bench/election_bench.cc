@@ -3,9 +3,11 @@
 //   - graceful handover: leader stops with release -> the other candidate's OnStartedLeading;
 //   - crash takeover: from the crashed leader's last successful renewal to the successor leading;
 //   - requests per minute of an idle (watching) follower;
-//   - memory per extra elector with N electors in one process.
+//   - memory per extra elector with N electors in one process;
+//   - the renewal write alone through the library (a Lease lock's Update, one after another),
+//     to set beside server_bench's one-client figure.
 //   build/bench/election_bench [--handovers 100] [--crashes 3] [--idle-seconds 60]
-//                              [--electors 1000] [--tenure build/src/cli/tenure]
+//                              [--electors 1000] [--renewals 0] [--tenure build/src/cli/tenure]
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -45,6 +47,7 @@ struct Flags {
   int crashes = 3;
   int idle_seconds = 60;
   int electors = 1000;
+  int renewals = 0;
   std::string tenure;
 };
 
@@ -152,6 +155,24 @@ class CrashableLock final : public tenure::Lock {
 // arrives (steady clock), so that a handover can be cut into its steps.
 class StampedLock final : public tenure::Lock {
  public:
+  // The elector's watch, seen by WatchActive while it lives.
+  class TrackedWatch final : public tenure::LockWatch {
+   public:
+    TrackedWatch(StampedLock* owner, std::unique_ptr<tenure::LockWatch> inner)
+        : owner_(owner), inner_(std::move(inner)) {
+      std::lock_guard lock(owner_->mu_);
+      owner_->watch_ = inner_.get();
+    }
+    ~TrackedWatch() override {
+      std::lock_guard lock(owner_->mu_);
+      if (owner_->watch_ == inner_.get()) owner_->watch_ = nullptr;
+    }
+    bool active() const override { return inner_ && inner_->active(); }
+
+   private:
+    StampedLock* owner_;
+    std::unique_ptr<tenure::LockWatch> inner_;
+  };
   enum class What { kWriteSent, kWriteAnswered, kWatchedFree, kWatchedHeld };
   struct Stamp {
     Clock::time_point at;
@@ -175,10 +196,16 @@ class StampedLock final : public tenure::Lock {
   std::string Describe() const override { return inner_->Describe(); }
   std::unique_ptr<tenure::LockWatch> Watch(
       std::function<void(const tenure::ObservedRecord&)> fn) override {
-    return inner_->Watch([this, fn = std::move(fn)](const tenure::ObservedRecord& r) {
-      Add(r.record.holder_identity.empty() ? What::kWatchedFree : What::kWatchedHeld);
-      fn(r);
-    });
+    return std::make_unique<TrackedWatch>(
+        this, inner_->Watch([this, fn = std::move(fn)](const tenure::ObservedRecord& r) {
+          Add(r.record.holder_identity.empty() ? What::kWatchedFree : What::kWatchedHeld);
+          fn(r);
+        }));
+  }
+  // Whether the elector's watch of this lock streams changes now (its first listing done).
+  bool WatchActive() const {
+    std::lock_guard lock(mu_);
+    return watch_ != nullptr && watch_->active();
   }
   // The first stamp of kind `what` at or after `since` (nullopt: none).
   std::optional<Clock::time_point> First(What what, Clock::time_point since) const {
@@ -205,6 +232,7 @@ class StampedLock final : public tenure::Lock {
   std::shared_ptr<tenure::Lock> inner_;
   mutable std::mutex mu_;
   std::vector<Stamp> stamps_;
+  tenure::LockWatch* watch_ = nullptr;  // guarded by mu_
 };
 
 struct Candidate {
@@ -266,6 +294,7 @@ void GracefulHandovers(const ServerProcess& server, int count) {
   auto follower_lock = lock(cluster_b, "b");
   std::unique_ptr<Candidate> follower = StartCandidate(follower_lock, true);
   WaitFor([&] { return follower->elector->Leader() == "a"; }, 30s);
+  WaitFor([&] { return follower_lock->WatchActive(); }, 30s);
   std::vector<double> ms;
   std::vector<HandoverSteps> steps;
   bool a_leads = true;
@@ -302,6 +331,10 @@ void GracefulHandovers(const ServerProcess& server, int count) {
     follower = StartCandidate(follower_lock, true);
     std::string current = a_leads ? "a" : "b";
     WaitFor([&] { return follower->elector->Leader() == current; }, 30s);
+    // A follower hands over on its watch: measure from a watch that streams, as a candidate
+    // that has been running for a while has (its Cluster lists and starts the stream again when
+    // its last elector stopped, and that first listing is not what a handover costs).
+    WaitFor([&] { return follower_lock->WatchActive(); }, 30s);
   }
   std::printf(
       "graceful handover (stop with release -> successor leading), %d runs: p50 %.1f ms  p99 %.1f "
@@ -322,6 +355,32 @@ void GracefulHandovers(const ServerProcess& server, int count) {
   step("watch has it -> takeover sent", &HandoverSteps::watched_to_takeover_sent);
   step("takeover sent -> answered", &HandoverSteps::takeover_round_trip);
   step("takeover answered -> OnStartedLeading", &HandoverSteps::answered_to_started);
+}
+
+// One Lease lock renewing as fast as it can, with nobody else on the Lease: the write's round trip
+// through the library (record to JSON, pooled TLS connection, reply to record).
+void RenewalRoundTrips(const ServerProcess& server, int count) {
+  auto lock = tenure::NewLeaseLock(Connect(server), {"default", "renewals", "a", false});
+  tenure::LeaderElectionRecord record{.holder_identity = "a", .lease_duration_seconds = 15};
+  record.acquire_time = record.renew_time = std::chrono::system_clock::now();
+  if (auto created = lock->Create(record, 10s); !created.ok()) {
+    std::fprintf(stderr, "create: %s\n", created.status().ToString().c_str());
+    return;
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < count; ++i) {
+    record.renew_time = std::chrono::system_clock::now();
+    auto sent = Clock::now();
+    auto updated = lock->Update(record, 10s);
+    if (!updated.ok()) {
+      std::fprintf(stderr, "renewal %d: %s\n", i, updated.status().ToString().c_str());
+      return;
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
+  }
+  std::printf(
+      "renewal write through the library, %d in a row: p50 %.2f ms  p99 %.2f ms  max %.2f ms\n",
+      count, Percentile(ms, 0.5), Percentile(ms, 0.99), Percentile(ms, 1.0));
 }
 
 void CrashTakeovers(const ServerProcess& server, int count) {
@@ -418,6 +477,8 @@ int main(int argc, char** argv) {
       flags.idle_seconds = std::atoi(argv[i + 1]);
     else if (f == "--electors")
       flags.electors = std::atoi(argv[i + 1]);
+    else if (f == "--renewals")
+      flags.renewals = std::atoi(argv[i + 1]);
     else if (f == "--tenure")
       flags.tenure = argv[i + 1];
     else {
@@ -433,6 +494,7 @@ int main(int argc, char** argv) {
   std::printf(
       "election benchmark: default timings (lease 15 s, renew deadline 10 s, retry 2 s), tenure "
       "serve on loopback\n");
+  if (flags.renewals > 0) RenewalRoundTrips(server, flags.renewals);
   if (flags.handovers > 0) GracefulHandovers(server, flags.handovers);
   if (flags.crashes > 0) CrashTakeovers(server, flags.crashes);
   if (flags.idle_seconds > 0) IdleFollower(server, flags.idle_seconds);
