@@ -42,6 +42,7 @@ from tenure_testlib import EtcdCluster, Server, lease_path  # noqa: E402
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 NAMESPACE = "default"
 PREFIX = "scale"
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -66,14 +67,19 @@ class Candidates:
     """One scale_candidates process and what it printed."""
 
     def __init__(self, binary: str, kubeconfig: str, identity: str, first: int, count: int,
-                 connections: int = 0):
+                 connections: int = 0, malloc: str = "system"):
         self.identity, self.first, self.count = identity, first, count
         # --connections 0 leaves the library's default (and works with binaries older than it)
         extra = ["--connections", str(connections)] if connections else []
+        env = dict(os.environ)
+        if malloc == "jemalloc":
+            # The library never picks its users' allocator; a process with thousands of electors
+            # may (docs/performance.md, "Round 6").
+            env["LD_PRELOAD"] = JEMALLOC
         self.proc = subprocess.Popen(
             [binary, "--kubeconfig", kubeconfig, "--namespace", NAMESPACE, "--prefix", PREFIX,
              "--first", str(first), "--count", str(count), "--identity", identity] + extra,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr)
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr, env=env)
         self.report: dict = {}
         self.last: dict | None = None
         self.terms: dict[int, int] = {}  # lease -> unix ms of this process's latest term start
@@ -226,11 +232,13 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         ranges = split(n, args.processes)
         started = time.monotonic()
         for i, (first, count) in enumerate(ranges):
-            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args.connections))
+            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args.connections,
+                                    args.candidate_malloc))
         wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50,
                  f"side a to lead {n} leases", lambda: f"{sum(p.get('leading') for p in procs)} lead")
         log(f"{store_kind} N={n}: side a leads all in {time.monotonic() - started:.1f} s")
-        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args.connections)
+        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args.connections,
+                             args.candidate_malloc)
                   for i, (first, count) in enumerate(ranges)]
         procs += side_b
         wait_for(lambda: sum(p.get("following") for p in side_b) == n, 120 + n / 50,
@@ -262,6 +270,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         result = {
             "kind": "steady", "store": store_kind, "elections": n, "electors": 2 * n,
             "connections": args.connections or "default",
+            "candidate_malloc": args.candidate_malloc,
             "processes": len(procs), "seconds": round(elapsed, 1),
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / elapsed, 1),
             "server_rss_mib": round(rss_end / 1024, 1), "server_rss_peak_mib": round(rss_peak / 1024, 1),
@@ -296,9 +305,9 @@ def failover_run(args, store_kind: str, m: int) -> dict:
     store = Store(store_kind)
     leader = follower = None
     try:
-        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections)
+        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections, args.candidate_malloc)
         wait_for(lambda: leader.get("leading") == m, 120 + m / 50, f"one process to lead {m} leases")
-        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections)
+        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections, args.candidate_malloc)
         wait_for(lambda: follower.get("following") == m, 120 + m / 50, f"a second process to follow {m} leases")
         time.sleep(args.warmup)
         follower_terms_before = follower.get("terms")
@@ -339,6 +348,7 @@ def failover_run(args, store_kind: str, m: int) -> dict:
         return {
             "kind": "failover", "store": store_kind, "leases": m,
             "connections": args.connections or "default",
+            "candidate_malloc": args.candidate_malloc,
             "takeover_min_s": round(delays[0], 3),
             "takeover_p50_s": round(delays[len(delays) // 2], 3),
             "takeover_p99_s": round(delays[int(0.99 * (len(delays) - 1))], 3),
@@ -376,8 +386,12 @@ def main() -> None:
     ap.add_argument("--failover", type=int, default=5000, help="leases of the killed process (0: none)")
     ap.add_argument("--connections", type=int, default=0,
                     help="each candidate process's ClusterOptions::max_connections (0: the library's default)")
+    ap.add_argument("--candidate-malloc", choices=["system", "jemalloc"], default="system",
+                    help="the candidate processes' allocator: glibc's, or Debian's libjemalloc preloaded")
     ap.add_argument("--out", default="scale-results.jsonl")
     args = ap.parse_args()
+    if args.candidate_malloc == "jemalloc" and not os.path.exists(JEMALLOC):
+        raise SystemExit(f"--candidate-malloc jemalloc needs {JEMALLOC} (Debian's libjemalloc2)")
     os.environ.setdefault("TENURE_BIN", os.path.join(args.build, "src", "cli", "tenure"))
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with open(args.out, "a") as out:
