@@ -379,7 +379,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--stores", default="sqlite,etcd")
-    ap.add_argument("--elections", default="1000,5000,20000")
+    ap.add_argument("--elections", default="1000,5000,20000",
+                    help="comma-separated N, each at least 1; empty: only the failover run")
     ap.add_argument("--processes", type=int, default=2, help="candidate processes per side")
     ap.add_argument("--warmup", type=float, default=20)
     ap.add_argument("--seconds", type=float, default=60)
@@ -390,13 +391,19 @@ def main() -> None:
                     help="the candidate processes' allocator: glibc's, or Debian's libjemalloc preloaded")
     ap.add_argument("--out", default="scale-results.jsonl")
     args = ap.parse_args()
+    try:
+        args.elections = [int(x) for x in args.elections.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"--elections must be comma-separated integers, not '{args.elections}'")
+    if any(n < 1 for n in args.elections):
+        raise SystemExit("--elections: each N must be at least 1 (an empty list runs only the failover)")
     if args.candidate_malloc == "jemalloc" and not os.path.exists(JEMALLOC):
         raise SystemExit(f"--candidate-malloc jemalloc needs {JEMALLOC} (Debian's libjemalloc2)")
     os.environ.setdefault("TENURE_BIN", os.path.join(args.build, "src", "cli", "tenure"))
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with open(args.out, "a") as out:
         for store_kind in args.stores.split(","):
-            for n in [int(x) for x in args.elections.split(",") if x]:
+            for n in args.elections:
                 try:
                     r = steady_run(args, store_kind, n)
                     print_steady(r)
