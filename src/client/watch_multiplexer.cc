@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "api/api_paths.h"
-#include "client/watch_event_head.h"
+#include "api/object_head.h"
 #include "tenure/log.h"
 
 namespace tenure::client {
@@ -234,9 +234,10 @@ class CollectionWatch {
         }
         // The event's head first: an event about an object nobody here subscribed to is
         // never parsed whole (a process's electors see every Lease of their namespace).
-        WatchEventHead head;
-        if (!ReadWatchEventHead(*line, head)) continue;
-        if (head.type == "ERROR") {
+        std::string type;
+        api::ObjectHead head;
+        if (!api::ReadWatchEventHead(*line, type, head)) continue;
+        if (type == "ERROR") {
           json event = json::parse(*line, nullptr, false);
           if (event.is_object() && event["object"].value("code", 0) == 410) {
             Log(LogLevel::kInfo, "watch", "resourceVersion expired; listing again",
@@ -248,19 +249,19 @@ class CollectionWatch {
         // A wanted event is parsed whole before it counts as received: a line whose head reads
         // but whose rest does not is skipped, and the resume point does not move past it.
         json event;
-        if (head.type != "BOOKMARK" && Wanted(head.name)) {
+        if (type != "BOOKMARK" && Wanted(head.name)) {
           event = json::parse(*line, nullptr, false);
           if (!event.is_object()) continue;
         }
         if (!head.resource_version.empty()) rv = head.resource_version;
-        if (head.type == "BOOKMARK") continue;
+        if (type == "BOOKMARK") continue;
         ObjectKey key{head.namespace_, head.name};
-        if (head.type == "DELETED")
+        if (type == "DELETED")
           known_.erase(key);
         else
           known_.insert(std::move(key));
         delay = std::chrono::milliseconds(100);
-        if (event.is_object()) Deliver(head.type, event["object"]);
+        if (event.is_object()) Deliver(type, event["object"]);
       }
       connected_ = false;
       {
