@@ -18,6 +18,8 @@ bool MayRetryElsewhere(const std::string& method, bool sent) {
   return !sent;
 }
 
+bool ReplicaCannotServe(int http_status) { return http_status == 503 || http_status == 504; }
+
 std::chrono::milliseconds EndpointShare(std::chrono::nanoseconds left, size_t untried) {
   using std::chrono::milliseconds;
   if (left <= std::chrono::nanoseconds::zero()) return milliseconds::zero();

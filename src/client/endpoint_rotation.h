@@ -36,6 +36,10 @@ class EndpointRotation {
 // whether it was applied).
 bool MayRetryElsewhere(const std::string& method, bool sent);
 
+// Whether an HTTP answer says that this replica cannot serve now (503: its store is out of
+// reach; 504: the request timed out there), so that a client with other endpoints moves on.
+bool ReplicaCannotServe(int http_status);
+
 // What one endpoint's try may take of `left`, the time that remains of a call: an even share
 // among the `untried` endpoints, at least 1 ms; zero when nothing is left (the request is then
 // not sent: it could only time out, and a server must not be told a timeout it cannot keep).

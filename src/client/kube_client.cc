@@ -200,6 +200,13 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
           pooled.connection->Request(method, target, sent_headers, body ? body->dump() : "", ms);
       if (reply.ok()) {
         ReturnConnection(std::move(pooled));
+        // A replica that answers but cannot serve (its store out of reach, or the request timed
+        // out there) is as good as down: the next request goes elsewhere, and a read goes there
+        // now. A write's answer is the caller's: its outcome may be unknown.
+        if (ReplicaCannotServe(reply->status) && endpoints_.size() > 1) {
+          EndpointFailed(endpoint);
+          if (MayRetryElsewhere(method, /*sent=*/true)) continue;
+        }
         break;
       }
       bool sent = pooled.connection->last_request_sent();

@@ -23,10 +23,11 @@ namespace tenure::client {
 namespace {
 
 // What a stand-in does with each request it read.
-enum class Reply { kAnswer, kHangUp, kNever };
+enum class Reply { kAnswer, kHangUp, kNever, kUnavailable, kTimedOut };
 
 // Accepts connections on 127.0.0.1; for each request answers 200 {"ok":true} (kAnswer), closes
-// the connection (kHangUp) or keeps it open and says nothing (kNever).
+// the connection (kHangUp), keeps it open and says nothing (kNever), or answers as a replica that
+// cannot reach its store (kUnavailable: 503) or whose request timed out there (kTimedOut: 504).
 class StandIn {
  public:
   explicit StandIn(bool hang_up) : StandIn(hang_up ? Reply::kHangUp : Reply::kAnswer) {}
@@ -45,6 +46,7 @@ class StandIn {
   }
   uint16_t port() const { return listener_.port(); }
   int requests() const { return requests_.load(); }
+  int connections() const { return connections_.load(); }
   std::vector<std::string> request_lines() const {
     std::lock_guard lock(mu_);
     return targets_;
@@ -55,6 +57,7 @@ class StandIn {
     for (;;) {
       int c = accept(listener_.fd(), nullptr, nullptr);
       if (c < 0) return;
+      ++connections_;
       std::lock_guard lock(mu_);
       open_.push_back(c);
       handlers_.emplace_back([this, c] { Handle(c); });
@@ -72,9 +75,24 @@ class StandIn {
       ++requests_;
       if (reply_ == Reply::kHangUp) break;
       if (reply_ == Reply::kNever) continue;
-      std::string body = R"({"ok":true})";
-      std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                          std::to_string(body.size()) + "\r\n\r\n" + body;
+      std::string status = "200 OK", body = R"({"ok":true})";
+      if (reply_ == Reply::kUnavailable || reply_ == Reply::kTimedOut) {
+        bool unavailable = reply_ == Reply::kUnavailable;
+        status = unavailable ? "503 Service Unavailable" : "504 Gateway Timeout";
+        body = nlohmann::json{{"kind", "Status"},
+                              {"apiVersion", "v1"},
+                              {"status", "Failure"},
+                              {"message", unavailable ? "etcd range: no etcd endpoint reachable"
+                                                      : "request did not complete within the "
+                                                        "allotted timeout"},
+                              {"reason", unavailable ? "ServiceUnavailable" : "Timeout"},
+                              {"code", unavailable ? 503 : 504}}
+                   .dump();
+      }
+      std::string reply =
+          "HTTP/1.1 " + status +
+          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\n\r\n" + body;
       if (write(c, reply.data(), reply.size()) < 0) break;
     }
     std::lock_guard lock(mu_);
@@ -85,6 +103,7 @@ class StandIn {
   Reply reply_;
   LoopbackListener listener_;
   std::atomic<int> requests_{0};
+  std::atomic<int> connections_{0};
   mutable std::mutex mu_;
   std::vector<std::string> targets_;  // request lines, in arrival order
   std::vector<int> open_;             // connections being served
@@ -135,6 +154,49 @@ TEST(KubeClientFailoverTest, ReadsAndUnsentWritesMoveToTheNextEndpoint) {
   auto created = fresh->Call("POST", "/api/x", &body, kTimeout);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(healthy.requests(), 3);
+}
+
+// A replica that answers but cannot serve (its store out of reach: 503; the request timed out
+// there: 504) is as good as down for its clients: a read goes on to the next endpoint at once, a
+// write gets the answer (its outcome may be unknown) and the next request goes elsewhere. Before,
+// only a transport failure moved a client on, and candidates stuck to a replica cut off from etcd
+// found no leader (the fault suite's replica-partition round).
+TEST(KubeClientFailoverTest, AReplicaThatCannotServeSendsTheNextRequestElsewhere) {
+  for (Reply failing : {Reply::kUnavailable, Reply::kTimedOut}) {
+    StandIn cut_off(failing), healthy(false);
+    auto client = ClientFor({cut_off.port(), healthy.port()});
+    auto read = client->Call("GET", "/api", nullptr, kTimeout);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(cut_off.requests(), 1);
+    EXPECT_EQ(healthy.requests(), 1);
+    EXPECT_EQ(client->current_endpoint(), 1u);
+
+    auto writer = ClientFor({cut_off.port(), healthy.port()});
+    nlohmann::json body = {{"x", 1}};
+    auto refused = writer->Call("PUT", "/api/x", &body, kTimeout);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().reason(),
+              failing == Reply::kUnavailable ? Reason::kServiceUnavailable : Reason::kTimeout);
+    EXPECT_EQ(cut_off.requests(), 2);  // not repeated
+    EXPECT_EQ(healthy.requests(), 1);
+    auto next = writer->Call("PUT", "/api/x", &body, kTimeout);
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    EXPECT_EQ(cut_off.requests(), 2);
+    EXPECT_EQ(healthy.requests(), 2);
+  }
+}
+
+// With one endpoint there is nowhere else to go: the answer is the caller's, nothing is dropped.
+TEST(KubeClientFailoverTest, OneEndpointThatCannotServeKeepsItsConnection) {
+  StandIn cut_off(Reply::kUnavailable);
+  auto client = ClientFor({cut_off.port()});
+  for (int i = 0; i < 3; ++i) {
+    auto read = client->Call("GET", "/api", nullptr, kTimeout);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().reason(), Reason::kServiceUnavailable);
+  }
+  EXPECT_EQ(cut_off.requests(), 3);
+  EXPECT_EQ(cut_off.connections(), 1);
 }
 
 TEST(KubeClientFailoverTest, AWriteWithUnknownOutcomeIsNotRepeated) {

@@ -10,6 +10,7 @@
 
 #include "api/api_paths.h"
 #include "api/object_head.h"
+#include "client/endpoint_rotation.h"
 #include "tenure/log.h"
 
 namespace tenure::client {
@@ -215,8 +216,10 @@ class CollectionWatch {
       auto head = connection->StartStream(target, *headers, std::chrono::seconds(30));
       if (head.ok() && head->status == 401) client_.CredentialsRejected(*headers);
       bool healthy = head.ok() && head->status == 200;
-      // A replica that cannot start the stream is treated as failed (not when we interrupted it).
-      if (!head.ok() && !stop.stop_requested() && !RelistRequested()) {
+      // A replica that cannot start the stream, or answers that it cannot serve, is treated as
+      // failed (not when we interrupted it).
+      bool cannot_serve = head.ok() && ReplicaCannotServe(head->status);
+      if ((!head.ok() || cannot_serve) && !stop.stop_requested() && !RelistRequested()) {
         client_.EndpointFailed(endpoint);
       }
       connected_ = healthy;
