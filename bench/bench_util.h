@@ -2,6 +2,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +30,16 @@ inline long ProcStatusKiB(const std::string& field, int pid = 0) {
 }
 inline long RssKiB(int pid = 0) { return ProcStatusKiB("VmRSS:", pid); }
 inline long PeakRssKiB(int pid = 0) { return ProcStatusKiB("VmHWM:", pid); }
+
+// The CPU time this process has used, user and system, in seconds.
+inline double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // The p-quantile (0..1) of `v`, nearest rank below.
 inline double Percentile(std::vector<double> v, double p) {

@@ -13,7 +13,6 @@
 //                    [--lease-seconds 15 --renew-seconds 10 --retry-seconds 2] [--report-ms 1000]
 //                    [--connections N (default: the library's)]
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -222,15 +221,6 @@ struct Elector {
   std::unique_ptr<tenure::ElectionHandle> handle;
 };
 
-double CpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
 long Threads() { return tenure::bench::ProcStatusKiB("Threads:"); }
 
 }  // namespace
@@ -330,7 +320,7 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(interval.total()), interval.QuantileMs(0.5),
         interval.QuantileMs(0.99), static_cast<double>(interval.max_ns) / 1e6,
         total.QuantileMs(0.5), total.QuantileMs(0.99), static_cast<double>(total.max_ns) / 1e6,
-        static_cast<unsigned long long>((*cluster)->requests()), CpuSeconds(),
+        static_cast<unsigned long long>((*cluster)->requests()), tenure::bench::ProcessCpuSeconds(),
         tenure::bench::RssKiB(), Threads());
     std::string text = line;
     text.insert(text.size() - 1, window);
