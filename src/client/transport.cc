@@ -2,13 +2,14 @@
 // waited on with ppoll() on the caller's thread; OpenSSL through a BIO that never raises SIGPIPE.
 #include "client/transport.h"
 
+#include "client/tls_client_context.h"
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
@@ -31,15 +32,6 @@ std::string Where(const std::string& host, uint16_t port) {
 }
 
 std::string SystemError(int error) { return std::strerror(error); }
-
-// The reason of the oldest OpenSSL error queued on this thread (and clears the queue).
-std::string SslError() {
-  unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return "unknown TLS error";
-  const char* reason = ERR_reason_error_string(code);
-  return reason != nullptr ? reason : "TLS error " + std::to_string(code);
-}
 
 // Names a failure of a connecting step: "connecting to h:p: Connection refused".
 Status StepFailed(const std::string& what, const Status& detail) {
@@ -88,53 +80,6 @@ BIO_METHOD* SocketBioMethod() {
   return method;
 }
 
-// Every certificate of a PEM text: at least one, or false.
-bool AddCertificateAuthorities(SSL_CTX* context, const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> in(BIO_new_mem_buf(pem.data(), int(pem.size())),
-                                               BIO_free);
-  X509_STORE* store = SSL_CTX_get_cert_store(context);
-  int added = 0;
-  while (X509* cert = PEM_read_bio_X509(in.get(), nullptr, nullptr, nullptr)) {
-    int ok = X509_STORE_add_cert(store, cert);
-    X509_free(cert);
-    if (ok != 1) return false;
-    ++added;
-  }
-  if (added == 0) return false;
-  ERR_clear_error();  // the end of the text reads as "no start line"
-  return true;
-}
-
-// The certificate then its chain, from a PEM text.
-bool UseCertificateChain(SSL_CTX* context, const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> in(BIO_new_mem_buf(pem.data(), int(pem.size())),
-                                               BIO_free);
-  X509* leaf = PEM_read_bio_X509_AUX(in.get(), nullptr, nullptr, nullptr);
-  if (leaf == nullptr) return false;
-  int ok = SSL_CTX_use_certificate(context, leaf);
-  X509_free(leaf);
-  if (ok != 1) return false;
-  SSL_CTX_clear_chain_certs(context);
-  while (X509* cert = PEM_read_bio_X509(in.get(), nullptr, nullptr, nullptr)) {
-    if (SSL_CTX_add0_chain_cert(context, cert) != 1) {
-      X509_free(cert);
-      return false;
-    }
-  }
-  ERR_clear_error();
-  return true;
-}
-
-bool UsePrivateKey(SSL_CTX* context, const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> in(BIO_new_mem_buf(pem.data(), int(pem.size())),
-                                               BIO_free);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr);
-  if (key == nullptr) return false;
-  int ok = SSL_CTX_use_PrivateKey(context, key);
-  EVP_PKEY_free(key);
-  return ok == 1;
-}
-
 bool IsIpAddress(const std::string& name) {
   in6_addr address;
   return inet_pton(AF_INET, name.c_str(), &address) == 1 ||
@@ -145,10 +90,7 @@ bool IsIpAddress(const std::string& name) {
 
 Transport::Transport(Endpoint endpoint) : endpoint_(std::move(endpoint)) {}
 
-Transport::~Transport() {
-  Close();
-  if (context_ != nullptr) SSL_CTX_free(context_);
-}
+Transport::~Transport() { Close(); }
 
 void Transport::Close() {
   if (ssl_ != nullptr) SSL_free(ssl_);
@@ -183,45 +125,13 @@ Status Transport::Await(short events, Deadline deadline) {
   }
 }
 
-Status Transport::ConfigureTls() {
-  SSL_CTX* context = SSL_CTX_new(TLS_client_method());
-  if (context == nullptr) return Status::Unavailable("cannot make a TLS context: " + SslError());
-  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> owned(context, SSL_CTX_free);
-  // A server that closes without close_notify ends the stream, as Go's servers may.
-  SSL_CTX_set_options(context, SSL_OP_IGNORE_UNEXPECTED_EOF);
-  SSL_CTX_set_mode(context, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  // Records are read whole with the bytes after them, not header and body apart (two recv()s).
-  SSL_CTX_set_read_ahead(context, 1);
-  const TlsOptions& t = endpoint_.tls;
-  if (t.insecure_skip_verify) {
-    SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nullptr);
-  } else {
-    SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nullptr);
-    bool loaded = !t.ca_data.empty() ? AddCertificateAuthorities(context, t.ca_data)
-                  : !t.ca_file.empty()
-                      ? SSL_CTX_load_verify_locations(context, t.ca_file.c_str(), nullptr) == 1
-                      : SSL_CTX_set_default_verify_paths(context) == 1;
-    if (!loaded) return Status::BadRequest("cannot load the CA: " + SslError());
-  }
-  bool ok = true;
-  if (!t.cert_data.empty()) ok = UseCertificateChain(context, t.cert_data);
-  if (ok && !t.cert_file.empty()) {
-    ok = SSL_CTX_use_certificate_chain_file(context, t.cert_file.c_str()) == 1;
-  }
-  if (ok && !t.key_data.empty()) ok = UsePrivateKey(context, t.key_data);
-  if (ok && !t.key_file.empty()) {
-    ok = SSL_CTX_use_PrivateKey_file(context, t.key_file.c_str(), SSL_FILETYPE_PEM) == 1;
-  }
-  if (!ok) return Status::BadRequest("cannot load the client certificate: " + SslError());
-  context_ = owned.release();
-  return Status::Ok();
-}
-
 Status Transport::Connect(Deadline deadline) {
   Close();
   if (interrupted_) return Status::Unavailable("interrupted");
-  if (endpoint_.tls.enabled && context_ == nullptr) {
-    if (Status s = ConfigureTls(); !s.ok()) return s;
+  if (endpoint_.tls.enabled) {
+    auto context = SharedTlsClientContext(endpoint_.tls);
+    if (!context.ok()) return context.status();
+    context_ = std::move(*context);
   }
   if (Status s = ConnectTcp(deadline); !s.ok()) return s;
   if (endpoint_.proxy) {
@@ -335,9 +245,9 @@ Status Transport::Tunnel(Deadline deadline) {
 
 Status Transport::Handshake(Deadline deadline) {
   const std::string what = "TLS handshake with " + Where(endpoint_.host, endpoint_.port);
-  ssl_ = SSL_new(context_);
+  ssl_ = SSL_new(context_.get());
   BIO* bio = ssl_ != nullptr ? BIO_new(SocketBioMethod()) : nullptr;
-  if (bio == nullptr) return Status::Unavailable(what + ": " + SslError());
+  if (bio == nullptr) return Status::Unavailable(what + ": " + OpenSslError());
   BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(fd_)));
   SSL_set_bio(ssl_, bio, bio);
   const std::string& name =
@@ -391,7 +301,7 @@ Status Transport::TlsOutcome(int result, short* events) {
         ERR_clear_error();
         return Status::Unavailable("interrupted");
       }
-      return Status::Unavailable(SslError());
+      return Status::Unavailable(OpenSslError());
   }
 }
 

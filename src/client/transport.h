@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -48,7 +49,6 @@ class Transport {
   bool interrupted() const { return interrupted_; }
 
  private:
-  Status ConfigureTls();
   Status ConnectTcp(Deadline deadline);
   Status Tunnel(Deadline deadline);
   Status Handshake(Deadline deadline);
@@ -61,7 +61,7 @@ class Transport {
   Status PlainRead(std::string& into, Deadline deadline);
 
   Endpoint endpoint_;
-  SSL_CTX* context_ = nullptr;  // made at the first TLS connection, kept for the next ones
+  std::shared_ptr<SSL_CTX> context_;  // shared by the connections with the same TLS options
   SSL* ssl_ = nullptr;
   int fd_ = -1;  // written by the owning thread under mutex_; Interrupt reads it under mutex_
   mutable std::mutex mutex_;
