@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -65,10 +66,13 @@ bool UseCertificateChain(SSL_CTX* context, const std::string& pem) {
   return true;
 }
 
+// An encrypted key fails to load instead of OpenSSL asking for its passphrase on the terminal.
+int NoPassphrase(char*, int, int, void*) { return 0; }
+
 bool UsePrivateKey(SSL_CTX* context, const std::string& pem) {
   std::unique_ptr<BIO, decltype(&BIO_free)> in(BIO_new_mem_buf(pem.data(), int(pem.size())),
                                                BIO_free);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(in.get(), nullptr, NoPassphrase, nullptr);
   if (key == nullptr) return false;
   int ok = SSL_CTX_use_PrivateKey(context, key);
   EVP_PKEY_free(key);
@@ -118,6 +122,7 @@ Result<std::shared_ptr<SSL_CTX>> Build(const TlsOptions& t) {
   SSL_CTX_set_mode(context, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   // Records are read whole with the bytes after them, not header and body apart (two recv()s).
   SSL_CTX_set_read_ahead(context, 1);
+  SSL_CTX_set_default_passwd_cb(context, NoPassphrase);
   if (t.insecure_skip_verify) {
     SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nullptr);
   } else {
@@ -147,33 +152,60 @@ Result<std::shared_ptr<SSL_CTX>> Build(const TlsOptions& t) {
 Result<std::shared_ptr<SSL_CTX>> SharedTlsClientContext(const TlsOptions& options) {
   // Held here, not only by the connections: a client that drops a failed connection and opens
   // the next finds the context still there. Of the contexts no connection uses, the few used
-  // last stay (a process talks to few clusters); the others go.
+  // last stay (a process talks to few clusters); the others go. A context is built outside the
+  // lock (reading its files must not hold up other connections), and options that fail to load
+  // are answered from here for a second, not loaded again at each attempt.
   constexpr size_t kUnusedKept = 4;
+  constexpr auto kFailureKept = std::chrono::seconds(1);
   struct Entry {
     std::shared_ptr<SSL_CTX> context;
+    Status failed = Status::Ok();
+    std::chrono::steady_clock::time_point failed_at;
     uint64_t last_used = 0;
   };
-  static std::mutex mu;
-  static std::map<std::string, Entry> contexts;
+  // Never destroyed: a library thread may open a connection while the process exits.
+  static auto* mu = new std::mutex;
+  static auto* cache = new std::map<std::string, Entry>;
   static uint64_t uses = 0;
+  auto& contexts = *cache;
   const std::string key = KeyOf(options);
-  std::lock_guard lock(mu);
-  if (auto found = contexts.find(key); found != contexts.end()) {
-    found->second.last_used = ++uses;
-    return found->second.context;
+  {
+    std::lock_guard lock(*mu);
+    if (auto found = contexts.find(key); found != contexts.end()) {
+      Entry& entry = found->second;
+      if (entry.context) {
+        entry.last_used = ++uses;
+        return entry.context;
+      }
+      if (std::chrono::steady_clock::now() - entry.failed_at < kFailureKept) return entry.failed;
+    }
   }
-  auto context = Build(options);
-  if (!context.ok()) return context.status();
-  contexts[key] = Entry{*context, ++uses};
-  std::vector<std::pair<uint64_t, std::string>> unused;
-  for (const auto& [k, entry] : contexts) {
-    if (entry.context.use_count() == 1) unused.emplace_back(entry.last_used, k);
+  auto built_now = Build(options);
+  std::lock_guard lock(*mu);
+  Entry& entry = contexts[key];
+  if (entry.context) {  // another thread built it meanwhile
+    entry.last_used = ++uses;
+    return entry.context;
+  }
+  if (!built_now.ok()) {
+    entry.failed = built_now.status();
+    entry.failed_at = std::chrono::steady_clock::now();
+    return built_now.status();
+  }
+  entry = Entry{*built_now, Status::Ok(), {}, ++uses};
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(contexts, [&](const auto& e) {
+    return !e.second.context && now - e.second.failed_at >= kFailureKept;
+  });
+  std::vector<std::pair<uint64_t, std::string>> unused;  // contexts no connection holds
+  for (const auto& [k, e] : contexts) {
+    if (e.context && e.context.use_count() == 1) unused.emplace_back(e.last_used, k);
   }
   if (unused.size() > kUnusedKept) {
     std::sort(unused.begin(), unused.end());
     for (size_t i = 0; i + kUnusedKept < unused.size(); ++i) contexts.erase(unused[i].second);
   }
-  return context;
+  return built_now;
 }
 
 uint64_t TlsClientContextsBuilt() { return built.load(); }

@@ -40,11 +40,17 @@ Status StepFailed(const std::string& what, const Status& detail) {
 }
 
 // A BIO over the socket that sends with MSG_NOSIGNAL: OpenSSL's own socket BIO write()s, which
-// raises SIGPIPE in the whole process when the server has gone, and a library must not.
+// raises SIGPIPE in the whole process when the server has gone, and a library must not. Its data
+// is the Transport's BioSocket: the descriptor, and whether a read met the stream's end, which
+// BIO_CTRL_EOF reports (OpenSSL then takes a close without close_notify for the end of the
+// stream, as SSL_OP_IGNORE_UNEXPECTED_EOF asks).
+Transport::BioSocket& SocketOf(BIO* bio) {
+  return *static_cast<Transport::BioSocket*>(BIO_get_data(bio));
+}
+
 int BioWrite(BIO* bio, const char* data, int size) {
-  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
   BIO_clear_retry_flags(bio);
-  ssize_t n = ::send(fd, data, static_cast<size_t>(size), MSG_NOSIGNAL);
+  ssize_t n = ::send(SocketOf(bio).fd, data, static_cast<size_t>(size), MSG_NOSIGNAL);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
     BIO_set_retry_write(bio);
   }
@@ -52,16 +58,21 @@ int BioWrite(BIO* bio, const char* data, int size) {
 }
 
 int BioRead(BIO* bio, char* out, int size) {
-  int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
   BIO_clear_retry_flags(bio);
-  ssize_t n = ::recv(fd, out, static_cast<size_t>(size), 0);
+  Transport::BioSocket& socket = SocketOf(bio);
+  ssize_t n = ::recv(socket.fd, out, static_cast<size_t>(size), 0);
+  if (n == 0) socket.at_end = true;
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
     BIO_set_retry_read(bio);
   }
   return static_cast<int>(n);
 }
 
-long BioControl(BIO*, int command, long, void*) { return command == BIO_CTRL_FLUSH ? 1 : 0; }
+long BioControl(BIO* bio, int command, long, void*) {
+  if (command == BIO_CTRL_FLUSH) return 1;
+  if (command == BIO_CTRL_EOF) return SocketOf(bio).at_end ? 1 : 0;
+  return 0;
+}
 
 int BioCreate(BIO* bio) {
   BIO_set_init(bio, 1);
@@ -78,6 +89,13 @@ BIO_METHOD* SocketBioMethod() {
     return m;
   }();
   return method;
+}
+
+// Before each OpenSSL call whose outcome SSL_get_error reads: an error left queued on this
+// thread by other code, or an errno of an earlier call, must not be taken for this call's.
+void ClearErrors() {
+  ERR_clear_error();
+  errno = 0;
 }
 
 bool IsIpAddress(const std::string& name) {
@@ -248,7 +266,8 @@ Status Transport::Handshake(Deadline deadline) {
   ssl_ = SSL_new(context_.get());
   BIO* bio = ssl_ != nullptr ? BIO_new(SocketBioMethod()) : nullptr;
   if (bio == nullptr) return Status::Unavailable(what + ": " + OpenSslError());
-  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(fd_)));
+  bio_socket_ = BioSocket{fd_, false};
+  BIO_set_data(bio, &bio_socket_);
   SSL_set_bio(ssl_, bio, bio);
   const std::string& name =
       endpoint_.tls.server_name.empty() ? endpoint_.host : endpoint_.tls.server_name;
@@ -259,9 +278,12 @@ Status Transport::Handshake(Deadline deadline) {
     // RFC 6125 allows).
     int set = address ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), name.c_str())
                       : SSL_set1_host(ssl_, name.c_str());
-    if (set != 1) return Status::Unavailable(what + ": cannot check the name " + name);
+    if (set != 1) {
+      return Status::Unavailable(what + ": cannot check the name " + name + ": " + OpenSslError());
+    }
   }
   for (;;) {
+    ClearErrors();
     int result = SSL_connect(ssl_);
     if (result == 1) return Status::Ok();
     short events = 0;
@@ -343,6 +365,7 @@ Status Transport::Write(std::string_view data, Deadline deadline) {
   if (fd_ < 0) return Status::Unavailable("not connected");
   if (ssl_ == nullptr) return PlainWrite(data, deadline);
   while (!data.empty()) {
+    ClearErrors();
     int n = SSL_write(ssl_, data.data(), static_cast<int>(std::min<size_t>(data.size(), 1 << 30)));
     if (n > 0) {
       data.remove_prefix(static_cast<size_t>(n));
@@ -366,6 +389,7 @@ Status Transport::ReadSome(std::string& into, Deadline deadline) {
     if (events != 0) {
       if (Status s = Await(events, deadline); !s.ok()) return s;
     }
+    ClearErrors();
     int n = SSL_read(ssl_, chunk, sizeof chunk);
     if (n > 0) {
       into.append(chunk, static_cast<size_t>(n));

@@ -48,6 +48,12 @@ class Transport {
   void Interrupt();
   bool interrupted() const { return interrupted_; }
 
+  // What the BIO under a TLS session works on: the socket, and whether a read met its end.
+  struct BioSocket {
+    int fd = -1;
+    bool at_end = false;
+  };
+
  private:
   Status ConnectTcp(Deadline deadline);
   Status Tunnel(Deadline deadline);
@@ -63,6 +69,7 @@ class Transport {
   Endpoint endpoint_;
   std::shared_ptr<SSL_CTX> context_;  // shared by the connections with the same TLS options
   SSL* ssl_ = nullptr;
+  BioSocket bio_socket_;  // the data of ssl_'s BIO
   int fd_ = -1;  // written by the owning thread under mutex_; Interrupt reads it under mutex_
   mutable std::mutex mutex_;
   std::atomic<bool> interrupted_{false};

@@ -2,11 +2,17 @@
 // trusted by a CA file or its text, refused when its certificate names another host or comes from
 // another CA, and a client certificate given as files or as text says who the caller is.
 #include <gtest/gtest.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "client/http_connection.h"
 #include "client/test_loopback_listener.h"
@@ -25,6 +31,51 @@ std::string ReadText(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
+
+// A TLS stand-in with the server's own certificate: it accepts one connection, reads the
+// request's head, writes `reply` and closes the socket without close_notify, as a server that
+// crashed, or a proxy that cut the connection, does.
+class AbruptTlsServer {
+ public:
+  AbruptTlsServer(const Credentials& credentials, std::string reply) {
+    EXPECT_TRUE(listener_.ok());
+    context_ = SSL_CTX_new(TLS_server_method());
+    EXPECT_EQ(SSL_CTX_use_certificate_chain_file(context_, credentials.server_cert_file.c_str()),
+              1);
+    EXPECT_EQ(SSL_CTX_use_PrivateKey_file(context_, credentials.server_key_file.c_str(),
+                                          SSL_FILETYPE_PEM),
+              1);
+    thread_ = std::jthread([this, reply = std::move(reply)] {
+      int fd = accept(listener_.fd(), nullptr, nullptr);
+      if (fd < 0) return;
+      SSL* ssl = SSL_new(context_);
+      SSL_set_fd(ssl, fd);
+      if (SSL_accept(ssl) == 1) {
+        std::string in;
+        char buffer[4096];
+        while (in.find("\r\n\r\n") == std::string::npos) {
+          int n = SSL_read(ssl, buffer, sizeof buffer);
+          if (n <= 0) break;
+          in.append(buffer, static_cast<size_t>(n));
+        }
+        SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
+      }
+      SSL_free(ssl);  // no SSL_shutdown: no close_notify
+      close(fd);
+    });
+  }
+  ~AbruptTlsServer() {
+    listener_.Shutdown();
+    thread_.join();
+    SSL_CTX_free(context_);
+  }
+  uint16_t port() const { return listener_.port(); }
+
+ private:
+  client::LoopbackListener listener_;
+  SSL_CTX* context_ = nullptr;
+  std::jthread thread_;
+};
 
 class ClientTlsTest : public testing::ServerFixture {
  protected:
@@ -142,6 +193,53 @@ TEST_F(ClientTlsTest, AClientCertificateAsTextOrAsFilesSaysWhoTheCallerIs) {
       << WhoAmI(endpoint());
 }
 
+// What other code on the caller's thread may leave behind: an OpenSSL error in the thread's
+// queue and an errno.
+void LeaveStaleErrors() {
+  BIO* garbage = BIO_new_mem_buf("not PEM", -1);
+  EXPECT_EQ(PEM_read_bio_X509(garbage, nullptr, nullptr, nullptr), nullptr);  // queues an error
+  BIO_free(garbage);
+  errno = EAGAIN;
+}
+
+// A TLS server that closes without close_notify ends its stream there: a reply framed by the
+// connection's end is whole, and a watch stream ends after its last line. Neither an OpenSSL
+// error queued by other code on the caller's thread nor a stale errno is taken for the outcome
+// of a TLS call.
+TEST_F(ClientTlsTest, AServerThatClosesWithoutCloseNotifyEndsTheStream) {
+  {
+    LeaveStaleErrors();
+    auto reply = Get(endpoint());
+    ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  }
+  {
+    AbruptTlsServer abrupt(server_->credentials(),
+                           "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body");
+    client::Endpoint to = endpoint();
+    to.port = abrupt.port();
+    LeaveStaleErrors();
+    auto reply = Get(to);
+    ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+    EXPECT_EQ(reply->body, "the whole body");
+  }
+  {
+    AbruptTlsServer abrupt(server_->credentials(),
+                           "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                           "8\r\n{\"n\":1}\n\r\n");
+    client::Endpoint to = endpoint();
+    to.port = abrupt.port();
+    client::HttpConnection connection(to);
+    auto head = connection.StartStream("/watch", headers(), 10s);
+    ASSERT_TRUE(head.ok()) << head.status().ToString();
+    auto line = connection.ReadLine(10s);
+    ASSERT_TRUE(line.ok()) << line.status().ToString();
+    EXPECT_EQ(*line, R"({"n":1})");
+    LeaveStaleErrors();
+    auto end = connection.ReadLine(10s);
+    EXPECT_EQ(end.status().reason(), Reason::kNotFound) << end.status().ToString();
+  }
+}
+
 // Opening a connection does not build a TLS context each time (about a millisecond of CPU with
 // OpenSSL 3, which thousands of electors retrying through an outage paid for every attempt):
 // connections with the same options share one, until a file they name changes.
@@ -164,10 +262,8 @@ TEST_F(ClientTlsTest, ConnectionsShareOneContextUntilAFileTheyNameChanges) {
 
   // A server that is gone: every attempt fails, and none builds a context.
   client::Endpoint gone = by_copy;
-  {
-    client::LoopbackListener closed;
-    gone.port = closed.port();
-  }
+  client::RefusingPort refusing;
+  gone.port = refusing.port();
   for (int i = 0; i < 10; ++i) EXPECT_FALSE(Get(gone).ok());
   EXPECT_EQ(client::TlsClientContextsBuilt() - before, 1u);
 
