@@ -8,6 +8,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "client/transport.h"
@@ -257,7 +258,10 @@ Result<HttpReply> HttpConnection::StartStream(
     return im.Named("request to", s);
   }
   im.stream_parser.emplace();
-  im.stream_parser->body_limit(boost::none);
+  // Unbounded, but as a number: Beast 1.74 compares a Content-Length with an empty optional
+  // limit as greater, so an answer that is not a stream (a 401, a 503) failed with "body limit
+  // exceeded" instead of giving its status.
+  im.stream_parser->body_limit(std::numeric_limits<std::uint64_t>::max());
   im.stream_parser->on_chunk_body(im.on_chunk);
   if (Status s = im.Parse(*im.stream_parser, deadline, true); !s.ok()) {
     im.Close();

@@ -249,6 +249,21 @@ TEST(HttpConnectionTest, AStreamGivesLinesAcrossChunksAndAWaitThatRunsOutLeavesI
   interrupted_wait.Raise();
 }
 
+// A watch's start answered with an error instead of a stream: the whole answer is the reply.
+TEST(HttpConnectionTest, AStreamAnsweredWithoutAStreamGivesTheWholeAnswer) {
+  OneConnectionServer server([](int c) {
+    std::string in;
+    if (!ReadRequest(c, in)) return;
+    WriteText(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 11\r\n\r\nunavailable");
+    ReadRequest(c, in);  // keeps the connection open, as a server would
+  });
+  HttpConnection connection(server.endpoint());
+  auto head = connection.StartStream("/watch", {}, 10s);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->status, 503);
+  EXPECT_EQ(head->body, "unavailable");
+}
+
 TEST(HttpConnectionTest, AServerThatHangsUpMidReplyIsAnError) {
   OneConnectionServer server([](int c) {
     std::string in;

@@ -18,12 +18,21 @@
 #include "client/kube_client.h"
 #include "client/test_loopback_listener.h"
 #include "client/test_request_framer.h"
+#include "tenure/testing/waits.h"
 
 namespace tenure::client {
 namespace {
 
 // What a stand-in does with each request it read.
-enum class Reply { kAnswer, kHangUp, kNever, kUnavailable, kTimedOut };
+enum class Reply {
+  kAnswer,
+  kHangUp,
+  kNever,
+  kUnavailable,
+  kTimedOut,
+  kWatchUnavailable,  // lists answered, a watch's start answered 503
+  kWatchStreams,      // lists answered, a watch's start answered with a stream kept open
+};
 
 // Accepts connections on 127.0.0.1; for each request answers 200 {"ok":true} (kAnswer), closes
 // the connection (kHangUp), keeps it open and says nothing (kNever), or answers as a replica that
@@ -75,9 +84,19 @@ class StandIn {
       ++requests_;
       if (reply_ == Reply::kHangUp) break;
       if (reply_ == Reply::kNever) continue;
+      const bool watch = request_lines().back().find("watch=true") != std::string::npos;
+      if (reply_ == Reply::kWatchStreams && watch) {
+        std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        if (write(c, head.data(), head.size()) < 0) break;
+        continue;  // the stream stays open until the test ends
+      }
       std::string status = "200 OK", body = R"({"ok":true})";
-      if (reply_ == Reply::kUnavailable || reply_ == Reply::kTimedOut) {
-        bool unavailable = reply_ == Reply::kUnavailable;
+      if (reply_ == Reply::kWatchUnavailable || reply_ == Reply::kWatchStreams) {
+        body = R"({"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]})";
+      }
+      if (reply_ == Reply::kUnavailable || reply_ == Reply::kTimedOut ||
+          (reply_ == Reply::kWatchUnavailable && watch)) {
+        bool unavailable = reply_ != Reply::kTimedOut;
         status = unavailable ? "503 Service Unavailable" : "504 Gateway Timeout";
         body = nlohmann::json{{"kind", "Status"},
                               {"apiVersion", "v1"},
@@ -114,14 +133,9 @@ class StandIn {
 // A loopback port nobody listens on (connections are refused at once). The socket stays bound,
 // not listening, until the test process ends, so no other process can take the port meanwhile.
 uint16_t DeadPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return ntohs(addr.sin_port);
+  uint16_t port = 0;
+  BoundLoopbackSocket(/*listening=*/false, &port);
+  return port;
 }
 
 std::shared_ptr<KubeClient> ClientFor(const std::vector<uint16_t>& ports) {
@@ -184,6 +198,25 @@ TEST(KubeClientFailoverTest, AReplicaThatCannotServeSendsTheNextRequestElsewhere
     EXPECT_EQ(cut_off.requests(), 2);
     EXPECT_EQ(healthy.requests(), 2);
   }
+}
+
+// A watch whose start a replica answers that it cannot serve moves on to the next endpoint too,
+// and streams there (its list had been answered by the first).
+TEST(KubeClientFailoverTest, AWatchWhoseStartTheReplicaCannotServeMovesOn) {
+  StandIn cut_off(Reply::kWatchUnavailable), healthy(Reply::kWatchStreams);
+  auto client = ClientFor({cut_off.port(), healthy.port()});
+  auto subscription = client->WatchObject("/api/v1/namespaces/default/configmaps", "x",
+                                          [](const std::string&, const nlohmann::json&) {});
+  ASSERT_TRUE(tenure::testing::Eventually([&] { return subscription->active(); }));
+  EXPECT_EQ(client->current_endpoint(), 1u);
+  auto watched_on = [](const StandIn& s) {
+    auto lines = s.request_lines();
+    return std::count_if(lines.begin(), lines.end(), [](const std::string& line) {
+      return line.find("watch=true") != std::string::npos;
+    });
+  };
+  EXPECT_EQ(watched_on(cut_off), 1);
+  EXPECT_EQ(watched_on(healthy), 1);
 }
 
 // With one endpoint there is nowhere else to go: the answer is the caller's, nothing is dropped.
