@@ -72,9 +72,41 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   void OnEvents(const std::vector<store::Event>& events) {
     for (const auto& e : events) {
       last_revision_.store(e.kv.mod_revision);
-      if (!options_.filter.Matches(*options_.kind, e.kv.value)) continue;
-      if (!Send(EventTypeName(e.type), e.kv.value, e.kv.mod_revision)) return;
+      if (options_.filter.empty()) {
+        if (!Send(EventTypeName(e.type), e.kv.value, e.kv.mod_revision)) return;
+        continue;
+      }
+      if (!SendFiltered(e)) return;
     }
+  }
+
+  // A watch with a selector sees an object enter its selection as ADDED and leave it as DELETED
+  // (the object as it was, at the event's resourceVersion), as kube-apiserver's watch cache
+  // does, so that an informer's cache holds exactly the selected objects. False when the
+  // stream has ended.
+  bool SendFiltered(const store::Event& e) {
+    using Type = store::Event::Type;
+    const api::KindInfo& kind = *options_.kind;
+    const bool now = e.type != Type::kDeleted && options_.filter.Matches(kind, e.kv.value);
+    bool before = false;
+    if (e.type == Type::kDeleted) {
+      before = options_.filter.Matches(kind, e.kv.value);  // the value it had when deleted
+    } else if (e.type == Type::kUpdated) {
+      if (!e.previous) {
+        // Without the value the write replaced, whether the object left the selection is
+        // unknown: rather than guess, the client lists again.
+        stream_->Close(
+            ErrorLine(Status(Reason::kGone, "the value " + e.kv.key + " held before revision " +
+                                                std::to_string(e.kv.mod_revision) +
+                                                " is no longer known to the store; list again")));
+        return false;
+      }
+      before = options_.filter.Matches(kind, e.previous->value);
+    }
+    if (now) return Send(before ? "MODIFIED" : "ADDED", e.kv.value, e.kv.mod_revision);
+    if (!before) return true;
+    const std::string& last = e.type == Type::kDeleted ? e.kv.value : e.previous->value;
+    return Send("DELETED", last, e.kv.mod_revision);
   }
 
   void SendBookmark() { SendBookmarkAt(last_revision_.load(), /*initial_events_end=*/false); }

@@ -12,10 +12,11 @@
 //   linearizable: they see every write acknowledged by any replica (with reads_from_watch_cache,
 //   from the replica's watch-fed copy once it reached etcd's current revision).
 // - Watches come from etcd, never from local writes: ONE etcd watch on the whole prefix (with
-//   prev_kv, so DELETED events carry the last value) feeds a WatchHub that fans out to every
-//   Store::Watch. The hub's history starts at Open. A watch from a revision older than the hub's
-//   history or compacted in etcd fails with Gone. Other writers of the prefix must write one key
-//   per revision (tenure replicas do): the hub keeps one event per revision.
+//   prev_kv, so DELETED events carry the last value and updates the value they replaced) feeds
+//   a WatchHub that fans out to every Store::Watch. The hub's history starts at Open. A watch
+//   from a revision older than the hub's history or compacted in etcd fails with Gone. Other
+//   writers of the prefix must write one key per revision (tenure replicas do): the hub keeps
+//   one event per revision.
 //
 // Known values: the newest version of a key this replica wrote or watched is known without a
 // read (KnownValue: the watch-fed copy, and this replica's own writes until the watch brings

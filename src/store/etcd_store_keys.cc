@@ -63,6 +63,10 @@ Event EtcdStore::Impl::ToEvent(const mvccpb::Event& e) const {
     event.kv.create_revision = e.prev_kv().create_revision();
   } else {
     event.type = e.kv().version() == 1 ? Event::Type::kCreated : Event::Type::kUpdated;
+    // etcd leaves it out when the revision before was compacted away.
+    if (event.type == Event::Type::kUpdated && e.has_prev_kv()) {
+      event.previous = std::make_shared<const KeyValue>(ToKeyValue(e.prev_kv()));
+    }
   }
   return event;
 }

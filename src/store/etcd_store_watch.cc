@@ -168,12 +168,16 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
         }
         const int64_t last = response.events(response.events_size() - 1).kv().mod_revision();
         next = last + 1;
-        // The copy first: a client that saw the event on a watch then reads it back.
-        if (resident) resident->Apply(events, last);
-        for (const Event& event : events) Watched(event);
-        if (events.empty()) continue;
         CountObjects(events);
-        hub->Publish(std::move(events));
+        if (resident) {
+          // The copy first: a client that saw the event on a watch then reads it back.
+          std::vector<PublishedEvent> published = resident->Apply(std::move(events), last);
+          for (const PublishedEvent& p : published) Watched(*p.event);
+          hub->Publish(std::move(published));
+        } else {
+          for (const Event& event : events) Watched(event);
+          hub->Publish(std::move(events));
+        }
       }
       silent = watchdog.fired();
       context->TryCancel();

@@ -28,23 +28,38 @@ void ResidentState::Invalidate() {
   changed_.notify_all();
 }
 
-void ResidentState::Apply(const std::vector<Event>& events, int64_t through) {
+std::vector<PublishedEvent> ResidentState::Apply(std::vector<Event> events, int64_t through) {
+  std::vector<PublishedEvent> published;
+  published.reserve(events.size());
+  std::vector<SharedEvent> replaced;  // released outside the lock
   std::lock_guard lock(mu_);
-  if (!serving_) return;
-  for (const Event& e : events) {
-    if (e.kv.mod_revision <= revision_) continue;
-    if (e.type == Event::Type::kDeleted) {
-      data_.erase(e.kv.key);
+  for (Event& e : events) {
+    // Kept beside the event, never in it (a chain of them would hold every past value).
+    std::shared_ptr<const KeyValue> previous = std::move(e.previous);
+    const bool take = serving_ && e.kv.mod_revision > revision_;
+    auto it = take ? data_.find(std::string_view(e.kv.key)) : data_.end();
+    // The copy's replaced version is the update's previous value: shared, not a second copy.
+    if (it != data_.end() && e.type == Event::Type::kUpdated && previous &&
+        it->second->kv.mod_revision == previous->mod_revision) {
+      previous = std::shared_ptr<const KeyValue>(it->second, &it->second->kv);
+    }
+    auto event = std::make_shared<const Event>(std::move(e));
+    published.push_back({event, std::move(previous)});
+    if (!take) continue;  // not serving, or in the copy already (a listing taken after it)
+    if (event->type == Event::Type::kDeleted) {
+      if (it != data_.end()) {
+        replaced.push_back(std::move(it->second));
+        data_.erase(it);
+      }
       continue;
     }
-    auto event = std::make_shared<const Event>(e);
     std::string_view key = event->kv.key;
-    auto it = data_.find(key);
     if (it == data_.end()) {
       data_.emplace(key, std::move(event));
     } else {
       // The map's key views the old event's key: re-key it with the new one.
       auto node = data_.extract(it);
+      replaced.push_back(std::move(node.mapped()));
       node.key() = key;
       node.mapped() = std::move(event);
       data_.insert(std::move(node));
@@ -54,6 +69,7 @@ void ResidentState::Apply(const std::vector<Event>& events, int64_t through) {
     revision_ = through;
     changed_.notify_all();
   }
+  return published;
 }
 
 bool ResidentState::WaitFor(int64_t revision, std::chrono::steady_clock::time_point until) {

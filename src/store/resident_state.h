@@ -34,8 +34,10 @@ class ResidentState {
   void Invalidate();
   // Takes in watched events of the prefix (in revision order); every revision up to `through`
   // has now been seen. Events at or below the current revision are already in (a listing taken
-  // after them) and are skipped.
-  void Apply(const std::vector<Event>& events, int64_t through);
+  // after them) and are skipped. Returns the events for the watch hub: the copy's own (the
+  // history and the copy share one of each value), each update with its previous value (the
+  // version the copy held, when it is the one `previous` names).
+  std::vector<PublishedEvent> Apply(std::vector<Event> events, int64_t through);
 
   // Waits until the copy serves and reflects `revision` or later, at most until `until`; false
   // when it does not by then.

@@ -51,6 +51,35 @@ TEST(ResidentStateTest, EventsAfterTheListingApplyAndOlderOnesAreAlreadyIn) {
   EXPECT_EQ(state.revision(), 15);
 }
 
+TEST(ResidentStateTest, AppliedEventsAreSharedWithTheWatchAndAnUpdateNamesItsPreviousVersion) {
+  ResidentState state;
+  state.Reset({KeyValue{"/registry/a", "listed", 1, 10}}, 10);
+  Event update = Put("/registry/a", "new", 11);
+  // What etcd's prev_kv says the update replaced: the copy holds that version.
+  update.previous = std::make_shared<const KeyValue>(KeyValue{"/registry/a", "listed", 1, 10});
+  Event elsewhere = Put("/registry/b", "b", 12, Event::Type::kCreated);
+  std::vector<PublishedEvent> published = state.Apply({update, elsewhere}, 12);
+  ASSERT_EQ(published.size(), 2u);
+  ASSERT_NE(published[0].previous, nullptr);
+  EXPECT_EQ(published[0].previous->value, "listed");
+  EXPECT_EQ(published[0].previous->mod_revision, 10);
+  EXPECT_EQ(published[0].event->previous, nullptr);  // kept beside the event, not in it
+  EXPECT_EQ(published[1].previous, nullptr);
+  // The copy and the watch's history hold one event, not a copy each.
+  EXPECT_EQ(published[0].event.use_count(), 2);
+  auto again = state.Apply({Put("/registry/a", "newest", 13)}, 13);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].previous, nullptr);  // etcd named none: none is made up
+  // An update older than the copy (a listing taken after it) is published with what etcd named.
+  Event old = Put("/registry/a", "old", 9);
+  old.previous = std::make_shared<const KeyValue>(KeyValue{"/registry/a", "older", 1, 8});
+  published = state.Apply({old}, 13);
+  ASSERT_EQ(published.size(), 1u);
+  ASSERT_NE(published[0].previous, nullptr);
+  EXPECT_EQ(published[0].previous->value, "older");
+  EXPECT_EQ(state.Get("/registry/a")->value, "newest");
+}
+
 TEST(ResidentStateTest, ListsAPrefixInKeyOrderWithPages) {
   ResidentState state;
   state.Reset({KeyValue{"/registry/l/a", "1", 1, 1}, KeyValue{"/registry/l/b", "2", 2, 2},

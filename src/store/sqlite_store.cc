@@ -466,14 +466,14 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
     if (status.ok()) {
       commits_.fetch_add(1);
       std::unique_lock lock(data_mu_);
-      Apply(events);
+      std::vector<PublishedEvent> published = Apply(events);
       revision_ = revision;
       if (size_t capacity = HistoryCapacity(); capacity != history_capacity_) {
         history_capacity_ = capacity;
         hub_->SetHistoryCapacity(capacity);
       }
       // Under data_mu_, so that the hub's head and CurrentRevision() move together.
-      hub_->Publish(std::vector<SharedEvent>(events.begin(), events.end()));
+      hub_->Publish(std::move(published));
       // Lists at a past revision reach back as far as watches do.
       history_->DropThrough(hub_->OldestWatchableRevision());
     } else if (batch.size() > 1 && !failed_) {
@@ -504,7 +504,9 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   }
 }
 
-void SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
+std::vector<PublishedEvent> SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
+  std::vector<PublishedEvent> published;
+  published.reserve(events.size());
   for (const std::shared_ptr<Event>& event : events) {
     auto it = data_.find(std::string_view(event->kv.key));
     SharedEvent previous;
@@ -513,9 +515,14 @@ void SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
       // The node's key views the replaced event's key: the node goes with it.
       it = data_.erase(it);
     }
+    PublishedEvent& out = published.emplace_back(PublishedEvent{event, nullptr});
+    if (event->type == Event::Type::kUpdated && previous) {
+      out.previous = std::shared_ptr<const KeyValue>(previous, &previous->kv);
+    }
     history_->Record(event, std::move(previous));
     if (event->type != Event::Type::kDeleted) data_.emplace_hint(it, event->kv.key, event);
   }
+  return published;
 }
 
 size_t SqliteStore::HistoryCapacity() const {

@@ -114,8 +114,8 @@ class SqliteStore : public Store {
   // failure the transaction is rolled back.
   Status Persist(const std::vector<std::shared_ptr<Event>>& events, int64_t new_revision);
   // Applies committed events to data_ in order, recording in history_ what each one replaced
-  // (under data_mu_).
-  void Apply(const std::vector<std::shared_ptr<Event>>& events);
+  // (under data_mu_); returns them for the watch hub, each update with the value it replaced.
+  std::vector<PublishedEvent> Apply(const std::vector<std::shared_ptr<Event>>& events);
   // How many writes the histories keep now (see SqliteStoreOptions), from data_'s size.
   size_t HistoryCapacity() const;
   // Ends an open transaction; marks the store failed when the disk state is then unknown.

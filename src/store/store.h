@@ -76,6 +76,12 @@ struct Event {
   Type type = Type::kCreated;
   // For kDeleted: value is the last value before deletion, mod_revision the delete's revision.
   KeyValue kv;
+  // For kUpdated, on a delivered event: what the key held before this write (a watch with a
+  // selector sends ADDED or DELETED when an object starts or stops matching). Null for the
+  // other types, or when the backend no longer knows it. A store never keeps an event that
+  // carries one in its state or history (a chain of them would hold every past value of a key):
+  // the watch hub keeps it beside the event and adds it to the copies it delivers.
+  std::shared_ptr<const KeyValue> previous;
 };
 
 // A running watch. Destroying it stops delivery: once the destructor returns, its callback is

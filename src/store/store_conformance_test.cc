@@ -350,14 +350,23 @@ TEST_P(StoreConformanceTest, WatchReplaysHistoryThenLiveInOrderWithoutGapsOrDupl
                                    written[4], written[5], written[6]};
   EXPECT_EQ(collector.revisions(), expected);
   EXPECT_EQ(events[0].type, Event::Type::kCreated);
+  EXPECT_EQ(events[0].previous, nullptr);
   EXPECT_EQ(events[1].type, Event::Type::kUpdated);
   EXPECT_EQ(events[1].kv.value, "2");
+  // An update carries what it replaced, replayed as live (a selector's watch needs it).
+  ASSERT_NE(events[1].previous, nullptr);
+  EXPECT_EQ(events[1].previous->key, "/registry/things/a");
+  EXPECT_EQ(events[1].previous->value, "1");
+  EXPECT_EQ(events[1].previous->mod_revision, written[0]);
   EXPECT_EQ(events[2].type, Event::Type::kCreated);
   EXPECT_EQ(events[3].type, Event::Type::kDeleted);
   EXPECT_EQ(events[3].kv.key, "/registry/things/a");
   EXPECT_EQ(events[3].kv.value, "2");  // a delete carries the last value
   EXPECT_EQ(events[3].kv.create_revision, written[0]);
   EXPECT_EQ(events[4].type, Event::Type::kUpdated);
+  ASSERT_NE(events[4].previous, nullptr);
+  EXPECT_EQ(events[4].previous->value, "3");
+  EXPECT_EQ(events[4].previous->mod_revision, written[3]);
   EXPECT_EQ(events[5].kv.value, "5");
 }
 

@@ -14,12 +14,24 @@
 namespace tenure::store {
 namespace {
 
-using EventPtr = SharedEvent;
+// A published event as the hub keeps it: `bytes` is what it counts in the history.
+struct KeptEvent {
+  SharedEvent event;
+  std::shared_ptr<const KeyValue> previous;
+  size_t bytes = 0;
+};
 
-int64_t RevisionOf(const EventPtr& e) { return e->kv.mod_revision; }
+int64_t RevisionOf(const KeptEvent& e) { return e.event->kv.mod_revision; }
 
 // What one event of the history costs, roughly: its key and value plus bookkeeping.
 size_t EventBytes(const Event& e) { return e.kv.key.size() + e.kv.value.size() + 128; }
+
+// The copy a watcher receives: the event with its previous value.
+Event Delivered(const KeptEvent& e) {
+  Event copy = *e.event;
+  copy.previous = e.previous;
+  return copy;
+}
 
 struct Watcher {
   uint64_t id = 0;
@@ -27,7 +39,7 @@ struct Watcher {
   EventCallback callback;
   // Every event with revision <= last_queued has been queued for this watcher or did not match.
   int64_t last_queued = 0;
-  std::vector<EventPtr> pending;
+  std::vector<KeptEvent> pending;
   bool queued = false;     // in the run queue
   bool running = false;    // its callback is executing on running_thread
   bool cancelled = false;  // its handle was destroyed
@@ -47,12 +59,12 @@ struct WatchHub::Core {
   std::shared_ptr<Clock> clock;         // for min_age; null: no minimum age
   size_t max_bytes = 0;
   size_t bytes = 0;                           // of the events in history (EventBytes)
-  std::deque<EventPtr> history;               // consecutive published events, oldest first
+  std::deque<KeptEvent> history;              // consecutive published events, oldest first
   std::deque<Clock::TimePoint> published_at;  // of each event of `history` (with a clock)
   int64_t oldest_watchable = 0;  // revision of the newest dropped event, or the start revision
   int64_t head = 0;              // revision of the newest published event
 
-  std::deque<std::vector<EventPtr>> inbox;  // published, not yet fanned out
+  std::deque<std::vector<KeptEvent>> inbox;  // published, not yet fanned out
   std::map<std::string, std::unordered_map<uint64_t, std::shared_ptr<Watcher>>, std::less<>>
       groups;  // watchers by prefix
   size_t watcher_count = 0;
@@ -62,8 +74,11 @@ struct WatchHub::Core {
 
   std::thread dispatcher;  // touched only by the WatchHub constructor and destructor
 
+  // Appends a published batch to the history and hands it to the dispatcher.
+  void Append(std::vector<KeptEvent> batch);
+
   // Requires mu. Drops the oldest events beyond the bounds (the newest one is always kept).
-  void Trim(std::vector<EventPtr>& dropped) {
+  void Trim(std::vector<KeptEvent>& dropped) {
     const Clock::TimePoint now = clock ? clock->now() : Clock::TimePoint();
     auto over = [&] {
       if (history.size() > max_events || (bytes > max_bytes && history.size() > 1)) return true;
@@ -72,7 +87,7 @@ struct WatchHub::Core {
     };
     while (!history.empty() && over()) {
       oldest_watchable = RevisionOf(history.front());
-      bytes -= EventBytes(*history.front());
+      bytes -= history.front().bytes;
       dropped.push_back(std::move(history.front()));
       history.pop_front();
       if (!published_at.empty()) published_at.pop_front();
@@ -80,7 +95,7 @@ struct WatchHub::Core {
   }
 
   // Requires mu.
-  void Enqueue(const std::shared_ptr<Watcher>& w, const EventPtr& e) {
+  void Enqueue(const std::shared_ptr<Watcher>& w, const KeptEvent& e) {
     w->pending.push_back(e);
     w->last_queued = RevisionOf(e);
     if (!w->queued) {
@@ -90,14 +105,14 @@ struct WatchHub::Core {
   }
 
   // Requires mu.
-  void FanOut(const std::vector<EventPtr>& batch) {
-    auto deliver = [&](const EventPtr& e, auto& group) {
+  void FanOut(const std::vector<KeptEvent>& batch) {
+    auto deliver = [&](const KeptEvent& e, auto& group) {
       for (auto& [id, w] : group) {
         if (RevisionOf(e) > w->last_queued) Enqueue(w, e);
       }
     };
-    for (const EventPtr& e : batch) {
-      std::string_view key = e->kv.key;
+    for (const KeptEvent& e : batch) {
+      std::string_view key = e.event->kv.key;
       if (groups.size() <= key.size() + 1) {
         // Few distinct prefixes: test each; only prefixes <= key can be prefixes of key.
         auto end = groups.upper_bound(key);
@@ -120,7 +135,7 @@ struct WatchHub::Core {
       work_cv.wait(lock, [&] { return stopping || !inbox.empty() || !run_queue.empty(); });
       if (stopping) return;
       while (!inbox.empty()) {
-        std::vector<EventPtr> batch = std::move(inbox.front());
+        std::vector<KeptEvent> batch = std::move(inbox.front());
         inbox.pop_front();
         FanOut(batch);
       }
@@ -129,7 +144,7 @@ struct WatchHub::Core {
       run_queue.pop_front();
       w->queued = false;
       if (w->cancelled || w->pending.empty()) continue;
-      std::vector<EventPtr> events = std::move(w->pending);
+      std::vector<KeptEvent> events = std::move(w->pending);
       w->pending.clear();
       w->running = true;
       w->running_thread = std::this_thread::get_id();
@@ -137,7 +152,7 @@ struct WatchHub::Core {
       {
         std::vector<Event> delivered;
         delivered.reserve(events.size());
-        for (const EventPtr& e : events) delivered.push_back(*e);
+        for (const KeptEvent& e : events) delivered.push_back(Delivered(e));
         events.clear();
         // Safe without the lock: the callback is only released while not running.
         w->callback(delivered);
@@ -166,7 +181,7 @@ class HubWatchHandle : public WatchHandle {
 
   ~HubWatchHandle() override {
     EventCallback released;
-    std::vector<EventPtr> dropped;
+    std::vector<KeptEvent> dropped;
     {
       std::unique_lock lock(core_->mu);
       Watcher& w = *watcher_;
@@ -209,8 +224,8 @@ WatchHub::WatchHub(size_t history_capacity, int64_t start_revision, size_t histo
 WatchHub::~WatchHub() {
   Shutdown();
   // Free memory now; handles may keep the core alive. Destroy outside the lock.
-  std::deque<EventPtr> history;
-  std::deque<std::vector<EventPtr>> inbox;
+  std::deque<KeptEvent> history;
+  std::deque<std::vector<KeptEvent>> inbox;
   std::deque<std::shared_ptr<Watcher>> run_queue;
   std::vector<std::shared_ptr<Watcher>> watchers;
   {
@@ -239,36 +254,52 @@ void WatchHub::Shutdown() {
 }
 
 void WatchHub::Publish(std::vector<Event> events) {
-  std::vector<EventPtr> batch;
+  std::vector<KeptEvent> batch;
   batch.reserve(events.size());
-  for (Event& e : events) batch.push_back(std::make_shared<const Event>(std::move(e)));
-  Publish(std::move(batch));
+  for (Event& e : events) {
+    KeptEvent entry;
+    entry.previous = std::move(e.previous);  // beside the event, not in it
+    entry.bytes = EventBytes(e) + (entry.previous ? entry.previous->value.size() : 0);
+    entry.event = std::make_shared<const Event>(std::move(e));
+    batch.push_back(std::move(entry));
+  }
+  core_->Append(std::move(batch));
 }
 
-void WatchHub::Publish(std::vector<SharedEvent> batch) {
+void WatchHub::Publish(std::vector<PublishedEvent> events) {
+  std::vector<KeptEvent> batch;
+  batch.reserve(events.size());
+  for (PublishedEvent& e : events) {
+    const size_t bytes = EventBytes(*e.event);
+    batch.push_back({std::move(e.event), std::move(e.previous), bytes});
+  }
+  core_->Append(std::move(batch));
+}
+
+void WatchHub::Core::Append(std::vector<KeptEvent> batch) {
   if (batch.empty()) return;
-  std::vector<EventPtr> dropped;  // destroyed outside the lock
+  std::vector<KeptEvent> dropped;  // destroyed outside the lock
   {
-    std::lock_guard lock(core_->mu);
-    if (core_->stopping) return;
-    const Clock::TimePoint now = core_->clock ? core_->clock->now() : Clock::TimePoint();
-    for (const EventPtr& e : batch) {
-      core_->head = RevisionOf(e);
-      if (core_->max_events == 0) {
-        core_->oldest_watchable = core_->head;
+    std::lock_guard lock(mu);
+    if (stopping) return;
+    const Clock::TimePoint now = clock ? clock->now() : Clock::TimePoint();
+    for (const KeptEvent& e : batch) {
+      head = RevisionOf(e);
+      if (max_events == 0) {
+        oldest_watchable = head;
         continue;
       }
-      core_->history.push_back(e);
-      if (core_->clock) core_->published_at.push_back(now);
-      core_->bytes += EventBytes(*e);
-      core_->Trim(dropped);
+      history.push_back(e);
+      if (clock) published_at.push_back(now);
+      bytes += e.bytes;
+      Trim(dropped);
     }
     // Without watchers there is nothing to fan out: a watcher that starts later replays what
     // it needs from the history, so the dispatcher is not woken for every commit.
-    if (core_->groups.empty()) return;
-    core_->inbox.push_back(std::move(batch));
+    if (groups.empty()) return;
+    inbox.push_back(std::move(batch));
   }
-  core_->work_cv.notify_one();
+  work_cv.notify_one();
 }
 
 Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, int64_t from_revision,
@@ -288,9 +319,9 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, in
     w->id = core_->next_id++;
     auto first =
         std::upper_bound(core_->history.begin(), core_->history.end(), from,
-                         [](int64_t rev, const EventPtr& e) { return rev < RevisionOf(e); });
+                         [](int64_t rev, const KeptEvent& e) { return rev < RevisionOf(e); });
     for (auto it = first; it != core_->history.end(); ++it) {
-      if (std::string_view((*it)->kv.key).starts_with(prefix)) w->pending.push_back(*it);
+      if (std::string_view(it->event->kv.key).starts_with(prefix)) w->pending.push_back(*it);
     }
     // Everything published so far was considered; later fan-out of batches still in the inbox
     // skips it. A `from` beyond the head filters events up to it.
@@ -314,7 +345,7 @@ size_t WatchHub::CapacityFor(size_t objects, size_t max_events, size_t min_event
 }
 
 void WatchHub::SetHistoryCapacity(size_t capacity) {
-  std::vector<EventPtr> dropped;  // destroyed outside the lock
+  std::vector<KeptEvent> dropped;  // destroyed outside the lock
   std::lock_guard lock(core_->mu);
   core_->capacity = std::min(capacity, core_->max_events);
   core_->Trim(dropped);

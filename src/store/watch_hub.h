@@ -35,6 +35,13 @@ namespace tenure::store {
 // the revision history may all hold the same one instead of a copy each.
 using SharedEvent = std::shared_ptr<const Event>;
 
+// A committed event with what its key held before it (Event::previous; null for a create), kept
+// beside the event, not in it: `previous` is shared with the publisher's state.
+struct PublishedEvent {
+  SharedEvent event;
+  std::shared_ptr<const KeyValue> previous;
+};
+
 class WatchHub {
  public:
   // `start_revision` is the store revision when the hub starts with an empty history: watches
@@ -55,10 +62,12 @@ class WatchHub {
   void Shutdown();
 
   // Appends committed events. Revisions must be strictly increasing across calls. Cheap (O(events)
-  // under one lock): fan-out to watchers happens on the dispatcher thread.
+  // under one lock): fan-out to watchers happens on the dispatcher thread. An event's `previous`
+  // is kept beside it, and set again on each copy delivered; the history's bytes count it.
   void Publish(std::vector<Event> events);
-  // The same, for events the caller keeps too (the hub only adds references).
-  void Publish(std::vector<SharedEvent> events);
+  // The same, for events and previous values the caller keeps too (the hub only adds references;
+  // the history's bytes do not count a previous value, which the caller's state holds).
+  void Publish(std::vector<PublishedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last
   // published revision". Fails with Gone when from_revision < OldestWatchableRevision(), with

@@ -127,6 +127,35 @@ TEST(WatchHubTest, HistoryIsBoundedInBytes) {
   EXPECT_EQ(tiny.HistorySize(), 1u);
 }
 
+TEST(WatchHubTest, AnUpdatesPreviousValueIsKeptBesideItAndDeliveredWithIt) {
+  WatchHub hub(100, 10);
+  hub.Publish({MakeEvent("/k", 11, Event::Type::kCreated)});
+  Event update = MakeEvent("/k", 12);
+  update.previous =
+      std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'p'), 11, 11});
+  const size_t before = hub.HistoryBytes();
+  hub.Publish({std::move(update)});
+  EXPECT_GE(hub.HistoryBytes() - before, 1000u);  // a previous value the hub owns counts
+  // One shared with the publisher's state is not counted again.
+  auto shared = std::make_shared<const Event>(MakeEvent("/k", 13));
+  auto previous = std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'q'), 11, 12});
+  const size_t before_shared = hub.HistoryBytes();
+  hub.Publish(std::vector<PublishedEvent>{{shared, previous}});
+  EXPECT_LT(hub.HistoryBytes() - before_shared, 1000u);
+
+  Collector replayed;
+  auto handle = hub.Watch("", 10, replayed.Callback());
+  ASSERT_TRUE(handle.ok());
+  ASSERT_TRUE(replayed.WaitForRevision(13));
+  std::vector<Event> events = replayed.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].previous, nullptr);
+  ASSERT_NE(events[1].previous, nullptr);
+  EXPECT_EQ(events[1].previous->value, std::string(1000, 'p'));
+  EXPECT_EQ(events[2].previous.get(), previous.get());
+  EXPECT_EQ(shared->previous, nullptr);  // the hub never writes into a published event
+}
+
 TEST(WatchHubTest, TooOldIsGone) {
   WatchHub hub(5, 100);
   EXPECT_EQ(hub.OldestWatchableRevision(), 100);
