@@ -16,7 +16,9 @@ follower leading, and the server's CPU during the surge.
 Every run appends one JSON object per line to --out; bench/plot_scale.py draws them.
   bench/scale_bench.py [--build build] [--stores sqlite,etcd] [--elections 1000,5000,20000]
                        [--processes 2] [--warmup 20] [--seconds 60] [--failover 5000]
-                       [--out scale-results.jsonl]
+                       [--watch-scope namespace|group] [--out scale-results.jsonl]
+With --watch-scope group, the Leases of each range carry a label of their own and the two
+processes of that range watch only them (KubeLockOptions::labels).
 Run it with the build lock held (no build on the machine meanwhile). A run of N electors per
 side needs about 2.2 N threads in all: kernel.pid_max must allow it.
 """
@@ -41,6 +43,7 @@ from tenure_testlib import EtcdCluster, Server, lease_path  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 NAMESPACE = "default"
+GROUP_LABEL = "tenure-scale/group"
 PREFIX = "scale"
 JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 
@@ -67,10 +70,13 @@ class Candidates:
     """One scale_candidates process and what it printed."""
 
     def __init__(self, binary: str, kubeconfig: str, identity: str, first: int, count: int,
-                 connections: int = 0, malloc: str = "system"):
+                 connections: int = 0, malloc: str = "system", group: str = ""):
         self.identity, self.first, self.count = identity, first, count
         # --connections 0 leaves the library's default (and works with binaries older than it)
         extra = ["--connections", str(connections)] if connections else []
+        if group:
+            # The Leases of this range carry the label, and the process watches only those.
+            extra += ["--label", f"{GROUP_LABEL}={group}"]
         env = dict(os.environ)
         if malloc == "jemalloc":
             # The library never picks its users' allocator; a process with thousands of electors
@@ -221,6 +227,11 @@ def check_threads(electors: int) -> None:
                          f"raise it first (sysctl -w kernel.pid_max=4194304)")
 
 
+def group_of(args, i: int) -> str:
+    """The label value of the i-th range's Leases with --watch-scope group ("" : no labels)."""
+    return str(i) if args.watch_scope == "group" else ""
+
+
 def steady_run(args, store_kind: str, n: int) -> dict:
     binary = os.path.join(args.build, "bench", "scale_candidates")
     check_threads(2 * n)
@@ -233,12 +244,12 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         started = time.monotonic()
         for i, (first, count) in enumerate(ranges):
             procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args.connections,
-                                    args.candidate_malloc))
+                                    args.candidate_malloc, group_of(args, i)))
         wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50,
                  f"side a to lead {n} leases", lambda: f"{sum(p.get('leading') for p in procs)} lead")
         log(f"{store_kind} N={n}: side a leads all in {time.monotonic() - started:.1f} s")
         side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args.connections,
-                             args.candidate_malloc)
+                             args.candidate_malloc, group_of(args, i))
                   for i, (first, count) in enumerate(ranges)]
         procs += side_b
         wait_for(lambda: sum(p.get("following") for p in side_b) == n, 120 + n / 50,
@@ -270,7 +281,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         result = {
             "kind": "steady", "store": store_kind, "elections": n, "electors": 2 * n,
             "connections": args.connections or "default",
-            "candidate_malloc": args.candidate_malloc,
+            "candidate_malloc": args.candidate_malloc, "watch_scope": args.watch_scope,
             "processes": len(procs), "seconds": round(elapsed, 1),
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / elapsed, 1),
             "server_rss_mib": round(rss_end / 1024, 1), "server_rss_peak_mib": round(rss_peak / 1024, 1),
@@ -305,9 +316,11 @@ def failover_run(args, store_kind: str, m: int) -> dict:
     store = Store(store_kind)
     leader = follower = None
     try:
-        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections, args.candidate_malloc)
+        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections, args.candidate_malloc,
+                            group_of(args, 0))
         wait_for(lambda: leader.get("leading") == m, 120 + m / 50, f"one process to lead {m} leases")
-        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections, args.candidate_malloc)
+        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections, args.candidate_malloc,
+                              group_of(args, 0))
         wait_for(lambda: follower.get("following") == m, 120 + m / 50, f"a second process to follow {m} leases")
         time.sleep(args.warmup)
         follower_terms_before = follower.get("terms")
@@ -389,6 +402,9 @@ def main() -> None:
                     help="each candidate process's ClusterOptions::max_connections (0: the library's default)")
     ap.add_argument("--candidate-malloc", choices=["system", "jemalloc"], default="system",
                     help="the candidate processes' allocator: glibc's, or Debian's libjemalloc preloaded")
+    ap.add_argument("--watch-scope", choices=["namespace", "group"], default="namespace",
+                    help="what each candidate process watches: every Lease of the namespace, or only "
+                         "the Leases of its range, which then carry a label of their own")
     ap.add_argument("--out", default="scale-results.jsonl")
     args = ap.parse_args()
     try:

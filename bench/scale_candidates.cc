@@ -11,7 +11,9 @@
 // window's renewal histogram as [bucket, count] pairs, so that the driver can merge processes.
 //   scale_candidates --kubeconfig F --namespace NS --prefix P --first A --count C --identity ID
 //                    [--lease-seconds 15 --renew-seconds 10 --retry-seconds 2] [--report-ms 1000]
-//                    [--connections N (default: the library's)]
+//                    [--connections N (default: the library's)] [--label KEY=VALUE]...
+// With --label, every Lease carries the labels and the process's watch asks only for Leases that
+// carry them (KubeLockOptions::labels).
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -159,13 +162,15 @@ struct Flags {
   int lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
   int report_ms = 1000;
   int connections = 0;  // 0: the library's default (ClusterOptions::max_connections)
+  std::map<std::string, std::string> labels;  // on every Lease, and the watch's selector
 };
 
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "scale_candidates: %s\nusage: scale_candidates --kubeconfig F --namespace NS "
                "--prefix P --first A --count C --identity ID [--lease-seconds 15] "
-               "[--renew-seconds 10] [--retry-seconds 2] [--report-ms 1000] [--connections N]\n",
+               "[--renew-seconds 10] [--retry-seconds 2] [--report-ms 1000] [--connections N] "
+               "[--label KEY=VALUE]...\n",
                why.c_str());
   std::exit(2);
 }
@@ -206,6 +211,12 @@ Flags ParseFlags(int argc, char** argv) {
       f.report_ms = std::max(100, number());
     } else if (name == "--connections") {
       f.connections = number();
+    } else if (name == "--label") {
+      size_t equals = value.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        Usage("--label: \"" + value + "\" is not KEY=VALUE");
+      }
+      f.labels[value.substr(0, equals)] = value.substr(equals + 1);
     } else {
       Usage("unknown flag " + name);
     }
@@ -252,7 +263,8 @@ int main(int argc, char** argv) {
         tenure::NewLeaseLock(*cluster, {.namespace_ = flags.namespace_,
                                         .name = flags.prefix + "-" + std::to_string(lease),
                                         .identity = flags.identity,
-                                        .publish_events = false}));
+                                        .publish_events = false,
+                                        .labels = flags.labels}));
     config.lease_duration = std::chrono::seconds(flags.lease_seconds);
     config.renew_deadline = std::chrono::seconds(flags.renew_seconds);
     config.retry_period = std::chrono::seconds(flags.retry_seconds);

@@ -56,8 +56,9 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
 
   // Events of the object `name` in the collection at `collection_path`, from one shared watch
   // per collection (resumed from the last resourceVersion, relisted after 410 Expired). The
-  // handler runs on the watch thread and must not block. Destroying the subscription stops
-  // deliveries (and the watch, when it was the last one).
+  // path may carry a labelSelector or fieldSelector query: each distinct path is a stream of its
+  // own, shared by the subscribers of that path. The handler runs on the watch thread and must not
+  // block. Destroying the subscription stops deliveries (and the watch, when it was the last one).
   std::unique_ptr<Subscription> WatchObject(const std::string& collection_path,
                                             const std::string& name, ObjectEventHandler handler);
 

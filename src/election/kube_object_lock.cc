@@ -21,6 +21,24 @@ KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions
   if (options_.namespace_.empty()) options_.namespace_ = cluster_->default_namespace();
   collection_path_ = api::CollectionPath(kind_, version_, options_.namespace_);
   object_path_ = api::ObjectPath(kind_, version_, options_.namespace_, options_.name);
+  watch_path_ = collection_path_;
+  if (!options_.labels.empty()) {
+    std::string selector;
+    for (const auto& [key, value] : options_.labels) {
+      if (!selector.empty()) selector += ',';
+      selector += key + "=" + value;
+    }
+    watch_path_ = api::WithQuery(watch_path_, {{"labelSelector", selector}});
+  }
+}
+
+void KubeObjectLock::AddLabels(json& object) const {
+  if (options_.labels.empty() || !object.is_object()) return;
+  json& metadata = object["metadata"];
+  if (!metadata.is_object()) return;  // not an object the server would take: it says why
+  json& labels = metadata["labels"];
+  if (!labels.is_object()) labels = json::object();
+  for (const auto& [key, value] : options_.labels) labels[key] = value;
 }
 
 KubeObjectLock::~KubeObjectLock() = default;
@@ -79,6 +97,7 @@ Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   json object = NewObject(record);
+  AddLabels(object);
   auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
   if (!created.ok()) return created.status();
   return Remember(*created);
@@ -114,6 +133,7 @@ Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& reco
 Result<ObservedRecord> KubeObjectLock::Put(json base, const LeaderElectionRecord& record,
                                            Timeout timeout) {
   PutRecord(base, record);  // keeps metadata.resourceVersion: a compare-and-swap
+  AddLabels(base);
   auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &base, timeout);
   if (!updated.ok()) return updated.status();
   return Remember(*updated);
@@ -140,7 +160,7 @@ class SubscriptionWatch final : public LockWatch {
 std::unique_ptr<LockWatch> KubeObjectLock::Watch(
     std::function<void(const ObservedRecord&)> on_change) {
   auto subscription = KubeClientOf(*cluster_).WatchObject(
-      collection_path_, options_.name,
+      watch_path_, options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
         if (type == "DELETED") {
           ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees

@@ -56,6 +56,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
   Result<ObservedRecord> Put(nlohmann::json base, const LeaderElectionRecord& record,
                              Timeout timeout);
+  // Puts the options' labels on an object about to be written.
+  void AddLabels(nlohmann::json& object) const;
   struct Kept {
     nlohmann::json object;  // without metadata.managedFields
     int64_t version = 0;
@@ -67,6 +69,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   const std::string version_;
   std::string collection_path_;  // ".../namespaces/NS/leases", segments encoded
   std::string object_path_;      // collection_path_ + "/NAME"
+  std::string watch_path_;       // collection_path_, with a label selector for the labels
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   int64_t cached_version_ = 0;

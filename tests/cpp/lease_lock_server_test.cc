@@ -179,6 +179,72 @@ TEST_F(LibraryServerTest, RenewalsWithoutManagedFieldsKeepTheLeasesEntry) {
   EXPECT_EQ((*lease)["spec"]["renewTime"], "2026-12-02T10:00:06.100000Z");
 }
 
+TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarryThem) {
+  auto cluster = Connect();
+  client::KubeClient& raw = KubeClientOf(*cluster);
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+  auto lease = [](const std::string& holder, bool labelled) {
+    nlohmann::json object = {{"apiVersion", "coordination.k8s.io/v1"},
+                             {"kind", "Lease"},
+                             {"metadata", {{"name", "grouped"}}},
+                             {"spec", {{"holderIdentity", holder}}}};
+    if (labelled) object["metadata"]["labels"] = {{"group", "one"}};
+    return object;
+  };
+  auto body = lease("p", false);
+  auto created = raw.Call("POST", leases, &body, 5s);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+
+  KubeLockOptions options{"default", "grouped", "a", false};
+  options.labels = {{"group", "one"}, {"tier", "x"}};
+  auto lock = NewLeaseLock(cluster, options);
+  std::mutex mu;
+  std::vector<std::string> holders;
+  auto watch = lock->Watch([&](const ObservedRecord& r) {
+    std::lock_guard guard(mu);
+    holders.push_back(r.record.holder_identity);
+  });
+  ASSERT_NE(watch, nullptr);
+  ASSERT_TRUE(Eventually([&] { return watch->active(); }));
+  // Changes of the object without the lock's labels do not reach its watch; one that gives it
+  // them does (ADDED: it enters the selection).
+  auto put = [&](const std::string& holder, bool labelled) {
+    auto current = raw.Call("GET", leases + "/grouped", nullptr, 5s);
+    ASSERT_TRUE(current.ok()) << current.status().ToString();
+    auto next = lease(holder, labelled);
+    if (labelled) next["metadata"]["labels"]["tier"] = "x";
+    next["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
+    ASSERT_TRUE(raw.Call("PUT", leases + "/grouped", &next, 5s).ok());
+  };
+  put("q", false);
+  put("r", true);
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard guard(mu);
+    return !holders.empty();
+  }));
+  {
+    std::lock_guard guard(mu);
+    EXPECT_EQ(holders.front(), "r");
+  }
+  // The lock's own writes put its labels back on an object that lost them.
+  put("s", false);
+  ASSERT_TRUE(lock->Get(5s).ok());
+  LeaderElectionRecord record;
+  record.holder_identity = "a";
+  record.lease_duration_seconds = 15;
+  ASSERT_TRUE(lock->Update(record, 5s).ok());
+  auto stored = raw.Call("GET", leases + "/grouped", nullptr, 5s);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ((*stored)["metadata"]["labels"], (nlohmann::json{{"group", "one"}, {"tier", "x"}}));
+  // A lock that creates its object labels it.
+  KubeLockOptions fresh{"default", "fresh", "a", false};
+  fresh.labels = {{"group", "two"}};
+  ASSERT_TRUE(NewLeaseLock(cluster, fresh)->Create(record, 5s).ok());
+  stored = raw.Call("GET", leases + "/fresh", nullptr, 5s);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ((*stored)["metadata"]["labels"], (nlohmann::json{{"group", "two"}}));
+}
+
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
   auto cluster = Connect();
   std::vector<std::unique_ptr<Candidate>> group;
