@@ -223,6 +223,8 @@ class CollectionWatch {
         client_.EndpointFailed(endpoint);
       }
       connected_ = healthy;
+      const auto started = std::chrono::steady_clock::now();
+      bool heard = false;  // an event or bookmark came on this stream
       while (healthy && !stop.stop_requested()) {
         auto line = connection->ReadLine(std::chrono::seconds(1900));
         if (!line.ok()) {
@@ -245,7 +247,8 @@ class CollectionWatch {
           if (event.is_object() && event["object"].value("code", 0) == 410) {
             Log(LogLevel::kInfo, "watch", "resourceVersion expired; listing again",
                 {{"path", path_}, {"resource_version", rv}});
-            rv.clear();  // expired: relist
+            rv.clear();  // expired: relist, at once
+            heard = true;
           }
           break;
         }
@@ -256,6 +259,7 @@ class CollectionWatch {
           event = json::parse(*line, nullptr, false);
           if (!event.is_object()) continue;
         }
+        heard = true;
         if (!head.resource_version.empty()) rv = head.resource_version;
         if (type == "BOOKMARK") continue;
         ObjectKey key{head.namespace_, head.name};
@@ -272,12 +276,29 @@ class CollectionWatch {
         connection_ = nullptr;
       }
       if (head.ok() && head->status == 410) rv.clear();
-      if (!healthy && !RelistRequested()) Backoff(stop, delay);
+      // A stream that ended within a second without an event or bookmark (a server or proxy
+      // that answers watch=true with a plain reply, say) is started again only after a pause,
+      // as client-go's reflector does after a "very short watch": at once, it would be a loop
+      // of requests as fast as the server answers.
+      const bool very_short =
+          healthy && !heard && std::chrono::steady_clock::now() - started < std::chrono::seconds(1);
+      if (very_short && !stop.stop_requested() && !RelistRequested()) {
+        if (!warned_short_) {
+          Log(LogLevel::kWarning, "watch",
+              "the watch ended at once without an event; starting it again after a pause",
+              {{"path", path_}, {"resource_version", rv}});
+        }
+        warned_short_ = true;
+      } else if (healthy && heard) {
+        warned_short_ = false;
+      }
+      if ((!healthy || very_short) && !RelistRequested()) Backoff(stop, delay);
     }
   }
 
   KubeClient& client_;
   std::string path_;
+  bool warned_short_ = false;  // the loop's own: a very short watch was logged
   std::mutex mu_;
   int next_id_ = 0;
   std::map<int, std::shared_ptr<Entry>> entries_;  // every subscriber, by id

@@ -1,0 +1,64 @@
+// WatchMultiplexer against a stand-in server: what a shared watch does with answers no stream
+// follows.
+#include "client/watch_multiplexer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "client/http_stand_in_test_util.h"
+#include "client/kube_client.h"
+
+namespace tenure::client {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+size_t WatchStarts(const HttpStandIn& server) {
+  auto lines = server.request_lines();
+  return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("watch=true") != std::string::npos;
+  }));
+}
+
+// When `count` watch starts have arrived (real time, at most 10 s); nullopt otherwise.
+std::optional<Steady::time_point> WhenWatchStarts(const HttpStandIn& server, size_t count) {
+  const auto deadline = Steady::now() + std::chrono::seconds(10);
+  while (WatchStarts(server) < count) {
+    if (Steady::now() > deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Steady::now();
+}
+
+// A server that ignores watch=true answers a watch with a list and ends it. Starting it again at
+// once made the watch a loop of requests as fast as the server answered; like client-go's
+// reflector ("very short watch"), a watch that ends without an event is started again only
+// after a growing pause.
+TEST(WatchMultiplexerTest, AWatchThatEndsWithoutAnEventIsStartedAgainAfterAPause) {
+  HttpStandIn server;
+  ASSERT_TRUE(server.ok());
+  server.Reply(
+      200,
+      R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]})");
+  ClusterConfig config;
+  ASSERT_TRUE(UseServers(config, {server.url()}).ok());
+  auto client = KubeClient::Create(config);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto subscription = (*client)->WatchObject("/api/v1/namespaces/default/configmaps", "x",
+                                             [](const std::string&, const nlohmann::json&) {});
+  auto second = WhenWatchStarts(server, 2);
+  ASSERT_TRUE(second);
+  auto fourth = WhenWatchStarts(server, 4);
+  ASSERT_TRUE(fourth);
+  // Pauses of 200 and 400 ms at least between the second start and the fourth (the first pause
+  // is 100 ms); without them, these starts came within a millisecond or two.
+  EXPECT_GE(*fourth - *second, std::chrono::milliseconds(550));
+}
+
+}  // namespace
+}  // namespace tenure::client
