@@ -32,6 +32,7 @@ enum class Reply {
   kTimedOut,
   kWatchUnavailable,  // lists answered, a watch's start answered 503
   kWatchStreams,      // lists answered, a watch's start answered with a stream kept open
+  kUnauthorized,      // 401: the credentials are refused
 };
 
 // Accepts connections on 127.0.0.1; for each request answers 200 {"ok":true} (kAnswer), closes
@@ -107,6 +108,11 @@ class StandIn {
                               {"reason", unavailable ? "ServiceUnavailable" : "Timeout"},
                               {"code", unavailable ? 503 : 504}}
                    .dump();
+      }
+      if (reply_ == Reply::kUnauthorized) {
+        status = "401 Unauthorized";
+        body = R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized",)"
+               R"("reason":"Unauthorized","code":401})";
       }
       std::string reply =
           "HTTP/1.1 " + status +
@@ -198,6 +204,30 @@ TEST(KubeClientFailoverTest, AReplicaThatCannotServeSendsTheNextRequestElsewhere
     EXPECT_EQ(cut_off.requests(), 2);
     EXPECT_EQ(healthy.requests(), 2);
   }
+}
+
+// One call, two answers: the replica that cannot serve sends the read on, and the next one's
+// refusal of the credentials is the caller's answer (a 401 is not a replica's failure: it is
+// neither masked by the 503 before it nor sent back to the first replica).
+TEST(KubeClientFailoverTest, AReplicaThatCannotServeThenOneThatRefusesTheCredentials) {
+  StandIn cut_off(Reply::kUnavailable), refusing(Reply::kUnauthorized);
+  ClusterConfig config;
+  ASSERT_TRUE(UseServers(config, {"http://127.0.0.1:" + std::to_string(cut_off.port()) +
+                                  ",http://127.0.0.1:" + std::to_string(refusing.port())})
+                  .ok());
+  config.token = "stale";
+  auto client = *KubeClient::Create(config);
+  auto read = client->Call("GET", "/api", nullptr, kTimeout);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().reason(), Reason::kUnauthorized) << read.status().ToString();
+  EXPECT_EQ(cut_off.requests(), 1);
+  EXPECT_EQ(refusing.requests(), 1);
+  EXPECT_EQ(client->current_endpoint(), 1u);
+  // The next call stays with the replica that answered.
+  EXPECT_EQ(client->Call("GET", "/api", nullptr, kTimeout).status().reason(),
+            Reason::kUnauthorized);
+  EXPECT_EQ(cut_off.requests(), 1);
+  EXPECT_EQ(refusing.requests(), 2);
 }
 
 // A watch whose start a replica answers that it cannot serve moves on to the next endpoint too,
