@@ -192,23 +192,30 @@ Result<ObjectFilter> ObjectFilter::FromRequest(const api::KindInfo& kind,
   return filter;
 }
 
+bool ObjectFilter::ReadsOnlyHead() const {
+  return std::all_of(fields_.requirements().begin(), fields_.requirements().end(),
+                     [](const Requirement& r) {
+                       return r.key == "metadata.name" || r.key == "metadata.namespace";
+                     });
+}
+
+bool ObjectFilter::MatchesHead(const api::ObjectHead& head) const {
+  if (!name_.empty() && head.name != name_) return false;
+  if (!labels_.empty() && !labels_.Matches(head.labels)) return false;
+  for (const auto& r : fields_.requirements()) {
+    bool equal = (r.key == "metadata.name" ? head.name : head.namespace_) == r.values[0];
+    if ((r.op == Requirement::Op::kEquals) != equal) return false;
+  }
+  return true;
+}
+
 bool ObjectFilter::Matches(const api::KindInfo& kind, const std::string& stored) const {
   if (empty()) return true;
   // Labels, the name and the namespace are in the metadata: read without a parsed tree, since a
   // filtered watch asks this of every event of its collection.
-  bool metadata_only = std::all_of(
-      fields_.requirements().begin(), fields_.requirements().end(), [](const Requirement& r) {
-        return r.key == "metadata.name" || r.key == "metadata.namespace";
-      });
   if (api::ObjectHead head;
-      metadata_only && api::ReadObjectHead(stored, head, /*with_labels=*/!labels_.empty())) {
-    if (!name_.empty() && head.name != name_) return false;
-    if (!labels_.empty() && !labels_.Matches(head.labels)) return false;
-    for (const auto& r : fields_.requirements()) {
-      bool equal = (r.key == "metadata.name" ? head.name : head.namespace_) == r.values[0];
-      if ((r.op == Requirement::Op::kEquals) != equal) return false;
-    }
-    return true;
+      ReadsOnlyHead() && api::ReadObjectHead(stored, head, /*with_labels=*/!labels_.empty())) {
+    return MatchesHead(head);
   }
   json object = json::parse(stored, nullptr, false);
   if (!object.is_object()) return false;

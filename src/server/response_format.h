@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/kinds.h"
+#include "api/object_head.h"
 #include "server/http_server.h"
 #include "server/selectors.h"
 #include "store/store.h"
@@ -49,6 +50,12 @@ class ObjectFilter {
   bool empty() const { return labels_.empty() && fields_.empty() && name_.empty(); }
   // Whether a stored object is selected.
   bool Matches(const api::KindInfo& kind, const std::string& stored) const;
+  // Whether the filter asks only what an object's head holds (name, namespace, labels); then
+  // MatchesHead decides from a head read with its labels (api::ReadObjectHead).
+  bool ReadsOnlyHead() const;
+  bool MatchesHead(const api::ObjectHead& head) const;
+  // Whether it asks only about the name and the namespace, which no update changes.
+  bool SelectsByIdentityOnly() const { return labels_.empty() && ReadsOnlyHead(); }
 
  private:
   LabelSelector labels_;

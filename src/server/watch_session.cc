@@ -7,6 +7,7 @@
 #include <random>
 
 #include "api/status_object.h"
+#include "server/object_head_cache.h"
 #include "server/object_text.h"
 #include "server/query_options.h"
 
@@ -30,8 +31,8 @@ const char* EventTypeName(store::Event::Type type) {
 
 class WatchSession : public std::enable_shared_from_this<WatchSession> {
  public:
-  WatchSession(std::shared_ptr<Clock> clock, WatchOptions options)
-      : clock_(std::move(clock)), options_(std::move(options)) {
+  WatchSession(const void* store_id, std::shared_ptr<Clock> clock, WatchOptions options)
+      : store_id_(store_id), clock_(std::move(clock)), options_(std::move(options)) {
     if (options_.metrics) kind_index_ = options_.metrics->KindIndex(*options_.kind);
   }
 
@@ -86,11 +87,12 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   // stream has ended.
   bool SendFiltered(const store::Event& e) {
     using Type = store::Event::Type;
-    const api::KindInfo& kind = *options_.kind;
-    const bool now = e.type != Type::kDeleted && options_.filter.Matches(kind, e.kv.value);
+    const bool now = e.type != Type::kDeleted && Selects(e.kv);
     bool before = false;
     if (e.type == Type::kDeleted) {
-      before = options_.filter.Matches(kind, e.kv.value);  // the value it had when deleted
+      before = Selects(e.kv);  // the value it had when deleted
+    } else if (e.type == Type::kUpdated && options_.filter.SelectsByIdentityOnly()) {
+      before = now;  // an update changes neither the name nor the namespace
     } else if (e.type == Type::kUpdated) {
       if (!e.previous) {
         // Without the value the write replaced, whether the object left the selection is
@@ -101,12 +103,23 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
                                                 " is no longer known to the store; list again")));
         return false;
       }
-      before = options_.filter.Matches(kind, e.previous->value);
+      before = Selects(*e.previous);
     }
     if (now) return Send(before ? "MODIFIED" : "ADDED", e.kv.value, e.kv.mod_revision);
     if (!before) return true;
     const std::string& last = e.type == Type::kDeleted ? e.kv.value : e.previous->value;
     return Send("DELETED", last, e.kv.mod_revision);
+  }
+
+  // Whether the selector selects `kv`. A selector of the head alone reads it through the
+  // thread's cache: the store's other filtered watches read the same values.
+  bool Selects(const store::KeyValue& kv) {
+    if (options_.filter.ReadsOnlyHead()) {
+      if (const api::ObjectHead* head = ObjectHeadCache::OfThisThread().Get(store_id_, kv)) {
+        return options_.filter.MatchesHead(*head);
+      }
+    }
+    return options_.filter.Matches(*options_.kind, kv.value);
   }
 
   void SendBookmark() { SendBookmarkAt(last_revision_.load(), /*initial_events_end=*/false); }
@@ -152,6 +165,7 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   void set_last_revision(int64_t revision) { last_revision_.store(revision); }
 
  private:
+  const void* store_id_;  // names the store's values in ObjectHeadCache
   std::shared_ptr<Clock> clock_;
   WatchOptions options_;
   size_t kind_index_ = 0;  // for options_.metrics
@@ -177,7 +191,7 @@ void StartWatch(std::shared_ptr<store::Store> store, std::shared_ptr<Clock> cloc
   std::string prefix = options.prefix;
   bool initial = options.send_initial_state;
   int64_t from = options.from_revision;
-  auto session = std::make_shared<WatchSession>(clock, options);
+  auto session = std::make_shared<WatchSession>(store.get(), clock, options);
   std::weak_ptr<WatchSession> weak = session;
   auto stream = responder->Stream(200, "application/json",
                                   std::chrono::steady_clock::now() + timeout, interval, [weak] {

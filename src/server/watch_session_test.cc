@@ -109,6 +109,11 @@ std::string Lease(const std::string& team, const std::string& holder,
 class WatchSessionTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(dir_.ok()); }
+  // A stream's close callback holds its session, which holds the stream: closing breaks that
+  // cycle, as the server closes every stream at its end.
+  void TearDown() override {
+    for (auto& stream : streams_) stream->Close("");
+  }
 
   template <typename StoreType>
   std::shared_ptr<StoreType> Open() {
@@ -119,10 +124,20 @@ class WatchSessionTest : public ::testing::Test {
 
   // A watch of the default namespace's Leases labelled team=a, from `from`.
   std::shared_ptr<CapturedStream> WatchTeamA(std::shared_ptr<store::Store> store, int64_t from) {
+    return WatchTeam(std::move(store), from, "a");
+  }
+  std::shared_ptr<CapturedStream> WatchTeam(std::shared_ptr<store::Store> store, int64_t from,
+                                            const std::string& team) {
+    return WatchSelected(std::move(store), from, "labelSelector", "team=" + team);
+  }
+  // A watch of the default namespace's Leases with the selector `param`=`selector`.
+  std::shared_ptr<CapturedStream> WatchSelected(std::shared_ptr<store::Store> store, int64_t from,
+                                                const std::string& param,
+                                                const std::string& selector) {
     const api::KindInfo* kind = api::FindByResource("coordination.k8s.io", "leases");
     EXPECT_NE(kind, nullptr);
     HttpRequest request;
-    request.query = {{"labelSelector", "team=a"}};
+    request.query = {{param, selector}};
     auto filter = ObjectFilter::FromRequest(*kind, request);
     EXPECT_TRUE(filter.ok()) << filter.status().ToString();
     WatchOptions options;
@@ -133,6 +148,7 @@ class WatchSessionTest : public ::testing::Test {
     options.from_revision = from;
     auto responder = std::make_shared<StreamResponder>();
     StartWatch(std::move(store), Clock::Real(), std::move(options), responder);
+    streams_.push_back(responder->stream);
     return responder->stream;
   }
 
@@ -143,6 +159,7 @@ class WatchSessionTest : public ::testing::Test {
   }
 
   store::test_util::TempDir dir_;
+  std::vector<std::shared_ptr<CapturedStream>> streams_;
 };
 
 // What the writes below must show to a watch of team=a: type, team label, holder, revision.
@@ -197,6 +214,38 @@ TEST_F(WatchSessionTest, AnObjectEnteringTheSelectionIsAddedAndOneLeavingItDelet
   }
 }
 
+// The watches of one store share one read of each value's labels (ObjectHeadCache): each still
+// decides with its own selector.
+TEST_F(WatchSessionTest, WatchesWithOtherSelectorsOnOneStoreEachSeeTheirOwnTransitions) {
+  auto store = Open<store::test_util::ForwardingStore>();
+  ASSERT_NE(store, nullptr);
+  const int64_t start = store->CurrentRevision();
+  auto team_a = WatchTeam(store, start, "a");
+  auto team_b = WatchTeam(store, start, "b");
+  const std::string key = std::string(kPrefix) + "l";
+  using Kind = store::WriteOp::Kind;
+  const int64_t created = Write(*store, {Kind::kCreate, key, Lease("b", "x")});
+  const int64_t to_a = Write(*store, {Kind::kUpdate, key, Lease("a", "y")});
+  const int64_t to_b = Write(*store, {Kind::kUpdate, key, Lease("b", "z")});
+  const int64_t deleted = Write(*store, {Kind::kDelete, key, ""});
+  const int64_t last_a = Write(*store, {Kind::kCreate, key + "a", Lease("a", "t", "la")});
+  const int64_t last_b = Write(*store, {Kind::kCreate, key + "b", Lease("b", "t", "lb")});
+  {
+    SCOPED_TRACE("team=a");
+    ExpectEvents(
+        *team_a,
+        {{"ADDED", "a", "y", to_a}, {"DELETED", "a", "y", to_b}, {"ADDED", "a", "t", last_a}});
+  }
+  {
+    SCOPED_TRACE("team=b");
+    ExpectEvents(*team_b, {{"ADDED", "b", "x", created},
+                           {"DELETED", "b", "x", to_a},
+                           {"ADDED", "b", "z", to_b},
+                           {"DELETED", "b", "z", deleted},
+                           {"ADDED", "b", "t", last_b}});
+  }
+}
+
 TEST_F(WatchSessionTest, AnUpdateWhosePreviousValueIsUnknownEndsASelectorsWatchWithGone) {
   auto store = Open<ForgetfulStore>();
   ASSERT_NE(store, nullptr);
@@ -204,13 +253,17 @@ TEST_F(WatchSessionTest, AnUpdateWhosePreviousValueIsUnknownEndsASelectorsWatchW
   using Kind = store::WriteOp::Kind;
   const int64_t created = Write(*store, {Kind::kCreate, key, Lease("a", "x")});
   auto stream = WatchTeamA(store, created - 1);
-  Write(*store, {Kind::kUpdate, key, Lease("b", "y")});
+  // A selector of the name alone needs no previous value: no update changes the name.
+  auto by_name = WatchSelected(store, created - 1, "fieldSelector", "metadata.name=l");
+  const int64_t updated = Write(*store, {Kind::kUpdate, key, Lease("b", "y")});
   std::vector<json> events = stream->WaitForEvents(3);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0]["type"], "ADDED");
   EXPECT_EQ(events[1]["type"], "ERROR");
   EXPECT_EQ(events[1]["object"]["code"], 410);
   EXPECT_TRUE(stream->closed());
+  ExpectEvents(*by_name, {{"ADDED", "a", "x", created}, {"MODIFIED", "b", "y", updated}});
+  EXPECT_FALSE(by_name->closed());
 }
 
 }  // namespace
