@@ -23,18 +23,20 @@ struct KubeLockOptions {
   std::string name;
   std::string identity;
   bool publish_events = true;
+  // Optional. An Event about the lock could not be posted (Forbidden names the missing right:
+  // create on events); once per distinct error. Events are best effort: the election goes on.
+  std::function<void(const Status& error)> on_event_error;
   // Labels the lock keeps on its object: set when it creates the object, put back on each of
   // its writes. With labels, the lock's watch asks only for objects that carry all of them (a
   // label selector) and is shared with the other locks of the Cluster that have the same
   // labels: a process leading thousands of Leases that carry a label of its own then receives
   // the events of those Leases only, not of every Lease in the namespace. Every candidate of
   // one election must use the same labels (a candidate watching for labels the object lacks
-  // sees no change until it next reads the object; safety does not depend on it). Keys and
-  // values as Kubernetes labels; the server refuses others with 422.
+  // sees no change until it next reads the object; safety does not depend on it). Such a watch
+  // cannot tell an object deleted from one that lost the labels, so a deletion is seen at the
+  // next read, not at once. Keys and values as Kubernetes labels; the server refuses others
+  // with 422.
   std::map<std::string, std::string> labels;
-  // Optional. An Event about the lock could not be posted (Forbidden names the missing right:
-  // create on events); once per distinct error. Events are best effort: the election goes on.
-  std::function<void(const Status& error)> on_event_error;
 };
 
 std::shared_ptr<Lock> NewLeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options);

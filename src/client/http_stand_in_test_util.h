@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,11 +42,13 @@ class HttpStandIn {
   bool ok() const { return listener_.ok(); }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_.port()); }
 
-  // What every later request gets.
-  void Reply(int status, std::string body) {
+  // What every later request gets; `chunked`: the body as one chunk of a chunked reply, which
+  // the connection then ends, instead of a Content-Length reply.
+  void Reply(int status, std::string body, bool chunked = false) {
     std::lock_guard lock(mu_);
     status_ = status;
     body_ = std::move(body);
+    chunked_ = chunked;
   }
 
   std::vector<std::string> request_lines() const {
@@ -87,9 +90,16 @@ class HttpStandIn {
         std::lock_guard lock(mu_);
         lines_.push_back(std::move(request->line));
         bodies_.push_back(std::move(request->body));
-        reply = "HTTP/1.1 " + std::to_string(status_) +
-                " Canned\r\nContent-Type: application/json\r\nContent-Length: " +
-                std::to_string(body_.size()) + "\r\n\r\n" + body_;
+        reply =
+            "HTTP/1.1 " + std::to_string(status_) + " Canned\r\nContent-Type: application/json\r\n";
+        if (chunked_) {
+          char size[32];
+          std::snprintf(size, sizeof(size), "%zx", body_.size());
+          reply += "Transfer-Encoding: chunked\r\n\r\n" + std::string(size) + "\r\n" + body_ +
+                   "\r\n0\r\n\r\n";
+        } else {
+          reply += "Content-Length: " + std::to_string(body_.size()) + "\r\n\r\n" + body_;
+        }
       }
       if (write(c, reply.data(), reply.size()) < 0) break;
     }
@@ -102,6 +112,7 @@ class HttpStandIn {
   mutable std::mutex mu_;
   int status_ = 200;
   std::string body_ = "{}";
+  bool chunked_ = false;
   std::vector<std::string> lines_;
   std::vector<std::string> bodies_;
   std::vector<int> open_;

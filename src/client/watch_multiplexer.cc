@@ -252,6 +252,11 @@ class CollectionWatch {
           }
           break;
         }
+        // Not a watch event (a list or a Status sent by a server that ignores watch=true, each
+        // ended by a newline as Go's encoder ends them): skipped, and not a sign of a stream.
+        if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK") {
+          continue;
+        }
         // A wanted event is parsed whole before it counts as received: a line whose head reads
         // but whose rest does not is skipped, and the resume point does not move past it.
         json event;
@@ -260,6 +265,7 @@ class CollectionWatch {
           if (!event.is_object()) continue;
         }
         heard = true;
+        delay = std::chrono::milliseconds(100);  // the stream works: the next pause starts short
         if (!head.resource_version.empty()) rv = head.resource_version;
         if (type == "BOOKMARK") continue;
         ObjectKey key{head.namespace_, head.name};
@@ -267,7 +273,6 @@ class CollectionWatch {
           known_.erase(key);
         else
           known_.insert(std::move(key));
-        delay = std::chrono::milliseconds(100);
         if (event.is_object()) Deliver(type, event["object"]);
       }
       connected_ = false;

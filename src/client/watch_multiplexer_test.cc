@@ -35,16 +35,19 @@ std::optional<Steady::time_point> WhenWatchStarts(const HttpStandIn& server, siz
   return Steady::now();
 }
 
-// A server that ignores watch=true answers a watch with a list and ends it. Starting it again at
-// once made the watch a loop of requests as fast as the server answered; like client-go's
-// reflector ("very short watch"), a watch that ends without an event is started again only
-// after a growing pause.
-TEST(WatchMultiplexerTest, AWatchThatEndsWithoutAnEventIsStartedAgainAfterAPause) {
+// A server that ignores watch=true answers a watch with a list and ends it; a proxy may send
+// such a list chunked, so that the watch reads it as a line. Starting the watch again at once
+// made it a loop of requests as fast as the server answered; like client-go's reflector ("very
+// short watch"), a watch that ends without an event is started again only after a growing
+// pause, and a line that is no watch event does not count as one.
+void ExpectAPauseBetweenStarts(bool chunked) {
   HttpStandIn server;
   ASSERT_TRUE(server.ok());
   server.Reply(
       200,
-      R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]})");
+      R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]})"
+      "\n",  // ended by a newline, as Go's JSON encoder ends what it writes
+      chunked);
   ClusterConfig config;
   ASSERT_TRUE(UseServers(config, {server.url()}).ok());
   auto client = KubeClient::Create(config);
@@ -58,6 +61,17 @@ TEST(WatchMultiplexerTest, AWatchThatEndsWithoutAnEventIsStartedAgainAfterAPause
   // Pauses of 200 and 400 ms at least between the second start and the fourth (the first pause
   // is 100 ms); without them, these starts came within a millisecond or two.
   EXPECT_GE(*fourth - *second, std::chrono::milliseconds(550));
+}
+
+TEST(WatchMultiplexerTest, AWatchThatEndsWithoutAnEventIsStartedAgainAfterAPause) {
+  {
+    SCOPED_TRACE("a plain reply");
+    ExpectAPauseBetweenStarts(/*chunked=*/false);
+  }
+  {
+    SCOPED_TRACE("a chunked reply");
+    ExpectAPauseBetweenStarts(/*chunked=*/true);
+  }
 }
 
 }  // namespace

@@ -163,6 +163,10 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
       watch_path_, options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
         if (type == "DELETED") {
+          // Through a label selector, DELETED also says that the object lost the labels (it
+          // left the selection): not that it is free. Such a lock learns of a deletion at its
+          // next read instead (a follower's, once the lease it saw expires).
+          if (!options_.labels.empty()) return;
           ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees
           // that it came after its own last write
           auto version = VersionOf(object);

@@ -3,7 +3,9 @@
 // and from the head of the value it replaced; with several such watches on one store, each
 // would otherwise read the same metadata again (the managedFields included, which the read must
 // pass through). A value is named by its store, key and revision, which no other value shares.
-// Not thread-safe: one per thread (the watch hub delivers a store's events on one thread).
+// Not thread-safe: one per thread. Each watch hub delivers its store's events on a thread of
+// its own that ends with the store, so a store's address names one store for as long as the
+// thread's cache lives.
 #pragma once
 
 #include <array>

@@ -73,6 +73,11 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
   void OnEvents(const std::vector<store::Event>& events) {
     for (const auto& e : events) {
       last_revision_.store(e.kv.mod_revision);
+      if (e.type == store::Event::Type::kDeleted && e.kv.value.empty()) {
+        // etcd no longer had the deleted object (compacted): there is nothing to send.
+        EndUnknown("the object deleted at revision", e.kv.mod_revision);
+        return;
+      }
       if (options_.filter.empty()) {
         if (!Send(EventTypeName(e.type), e.kv.value, e.kv.mod_revision)) return;
         continue;
@@ -97,10 +102,7 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
       if (!e.previous) {
         // Without the value the write replaced, whether the object left the selection is
         // unknown: rather than guess, the client lists again.
-        stream_->Close(
-            ErrorLine(Status(Reason::kGone, "the value " + e.kv.key + " held before revision " +
-                                                std::to_string(e.kv.mod_revision) +
-                                                " is no longer known to the store; list again")));
+        EndUnknown("the value an object held before revision", e.kv.mod_revision);
         return false;
       }
       before = Selects(*e.previous);
@@ -109,6 +111,15 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
     if (!before) return true;
     const std::string& last = e.type == Type::kDeleted ? e.kv.value : e.previous->value;
     return Send("DELETED", last, e.kv.mod_revision);
+  }
+
+  // Ends the watch with 410 (the client lists again, as after an expired resourceVersion): the
+  // store no longer knows `what` `revision` (etcd compacted it), which this watch needs.
+  void EndUnknown(const char* what, int64_t revision) {
+    stream_->Close(
+        ErrorLine(Status(Reason::kGone, std::string(what) + " " + std::to_string(revision) +
+                                            " is no longer known to the store; "
+                                            "list again")));
   }
 
   // Whether the selector selects `kv`. A selector of the head alone reads it through the

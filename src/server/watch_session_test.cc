@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/kinds.h"
@@ -80,8 +81,8 @@ class StreamResponder : public Responder {
   std::shared_ptr<CapturedStream> stream = std::make_shared<CapturedStream>();
 };
 
-// A SQLite store whose watches lose the value each update replaced, as an etcd watch does for an
-// update whose previous revision etcd compacted away.
+// A SQLite store whose watches lose the value each update replaced and each deleted object, as
+// an etcd watch does for a write whose previous revision etcd compacted away.
 class ForgetfulStore : public store::test_util::ForwardingStore {
  public:
   using ForwardingStore::ForwardingStore;
@@ -90,7 +91,11 @@ class ForgetfulStore : public store::test_util::ForwardingStore {
     return ForwardingStore::Watch(prefix, from,
                                   [on_events](const std::vector<store::Event>& events) {
                                     std::vector<store::Event> forgotten = events;
-                                    for (store::Event& e : forgotten) e.previous = nullptr;
+                                    for (store::Event& e : forgotten) {
+                                      e.previous = nullptr;
+                                      if (e.type == store::Event::Type::kDeleted)
+                                        e.kv.value.clear();
+                                    }
                                     on_events(forgotten);
                                   });
   }
@@ -152,6 +157,15 @@ class WatchSessionTest : public ::testing::Test {
     return responder->stream;
   }
 
+  // A ForgetfulStore holding the Lease "l" of team a, and the revision that created it.
+  std::pair<std::shared_ptr<ForgetfulStore>, int64_t> ForgetfulWithLease() {
+    auto store = Open<ForgetfulStore>();
+    if (store == nullptr) return {nullptr, 0};
+    const int64_t created =
+        Write(*store, {store::WriteOp::Kind::kCreate, std::string(kPrefix) + "l", Lease("a", "x")});
+    return {store, created};
+  }
+
   static int64_t Write(store::Store& store, store::WriteOp op) {
     auto written = store.WriteSync(std::move(op));
     EXPECT_TRUE(written.ok()) << written.status().ToString();
@@ -182,6 +196,16 @@ void ExpectEvents(CapturedStream& stream, const std::vector<Expected>& expected)
     EXPECT_EQ(object["spec"]["holderIdentity"], expected[i].holder);
     EXPECT_EQ(object["metadata"]["resourceVersion"], std::to_string(expected[i].revision));
   }
+}
+
+// The object first, then a 410 ERROR that ended the watch.
+void ExpectAddedThenGone(CapturedStream& stream) {
+  std::vector<json> events = stream.WaitForEvents(3);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[1]["type"], "ERROR");
+  EXPECT_EQ(events[1]["object"]["code"], 410);
+  EXPECT_TRUE(stream.closed());
 }
 
 TEST_F(WatchSessionTest, AnObjectEnteringTheSelectionIsAddedAndOneLeavingItDeleted) {
@@ -247,23 +271,25 @@ TEST_F(WatchSessionTest, WatchesWithOtherSelectorsOnOneStoreEachSeeTheirOwnTrans
 }
 
 TEST_F(WatchSessionTest, AnUpdateWhosePreviousValueIsUnknownEndsASelectorsWatchWithGone) {
-  auto store = Open<ForgetfulStore>();
+  auto [store, created] = ForgetfulWithLease();
   ASSERT_NE(store, nullptr);
   const std::string key = std::string(kPrefix) + "l";
   using Kind = store::WriteOp::Kind;
-  const int64_t created = Write(*store, {Kind::kCreate, key, Lease("a", "x")});
   auto stream = WatchTeamA(store, created - 1);
   // A selector of the name alone needs no previous value: no update changes the name.
   auto by_name = WatchSelected(store, created - 1, "fieldSelector", "metadata.name=l");
   const int64_t updated = Write(*store, {Kind::kUpdate, key, Lease("b", "y")});
-  std::vector<json> events = stream->WaitForEvents(3);
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0]["type"], "ADDED");
-  EXPECT_EQ(events[1]["type"], "ERROR");
-  EXPECT_EQ(events[1]["object"]["code"], 410);
-  EXPECT_TRUE(stream->closed());
+  ExpectAddedThenGone(*stream);
   ExpectEvents(*by_name, {{"ADDED", "a", "x", created}, {"MODIFIED", "b", "y", updated}});
   EXPECT_FALSE(by_name->closed());
+}
+
+TEST_F(WatchSessionTest, ADeletionWhoseObjectIsUnknownEndsTheWatchWithGone) {
+  auto [store, created] = ForgetfulWithLease();
+  ASSERT_NE(store, nullptr);
+  auto everything = WatchSelected(store, created - 1, "labelSelector", "");
+  Write(*store, {store::WriteOp::Kind::kDelete, std::string(kPrefix) + "l", ""});
+  ExpectAddedThenGone(*everything);
 }
 
 }  // namespace

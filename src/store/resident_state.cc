@@ -65,7 +65,7 @@ std::vector<PublishedEvent> ResidentState::Apply(std::vector<Event> events, int6
       data_.insert(std::move(node));
     }
   }
-  if (through > revision_) {
+  if (serving_ && through > revision_) {  // not serving: the next Reset sets it
     revision_ = through;
     changed_.notify_all();
   }

@@ -270,7 +270,9 @@ void WatchHub::Publish(std::vector<PublishedEvent> events) {
   std::vector<KeptEvent> batch;
   batch.reserve(events.size());
   for (PublishedEvent& e : events) {
-    const size_t bytes = EventBytes(*e.event);
+    // The previous value counts too, although the caller's state may hold it as well: the
+    // history may be the last to hold it (the caller's state moved on, or dropped it first).
+    const size_t bytes = EventBytes(*e.event) + (e.previous ? e.previous->value.size() : 0);
     batch.push_back({std::move(e.event), std::move(e.previous), bytes});
   }
   core_->Append(std::move(batch));

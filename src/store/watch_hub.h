@@ -65,8 +65,9 @@ class WatchHub {
   // under one lock): fan-out to watchers happens on the dispatcher thread. An event's `previous`
   // is kept beside it, and set again on each copy delivered; the history's bytes count it.
   void Publish(std::vector<Event> events);
-  // The same, for events and previous values the caller keeps too (the hub only adds references;
-  // the history's bytes do not count a previous value, which the caller's state holds).
+  // The same, for events and previous values the caller keeps too (the hub only adds
+  // references). The history's bytes count the previous values as well: the history may hold
+  // one longer than the caller does.
   void Publish(std::vector<PublishedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last

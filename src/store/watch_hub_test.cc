@@ -135,13 +135,13 @@ TEST(WatchHubTest, AnUpdatesPreviousValueIsKeptBesideItAndDeliveredWithIt) {
       std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'p'), 11, 11});
   const size_t before = hub.HistoryBytes();
   hub.Publish({std::move(update)});
-  EXPECT_GE(hub.HistoryBytes() - before, 1000u);  // a previous value the hub owns counts
-  // One shared with the publisher's state is not counted again.
+  EXPECT_GE(hub.HistoryBytes() - before, 1000u);  // the previous value counts
+  // Also one shared with the publisher's state: the history may outlive the state's hold on it.
   auto shared = std::make_shared<const Event>(MakeEvent("/k", 13));
   auto previous = std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'q'), 11, 12});
   const size_t before_shared = hub.HistoryBytes();
   hub.Publish(std::vector<PublishedEvent>{{shared, previous}});
-  EXPECT_LT(hub.HistoryBytes() - before_shared, 1000u);
+  EXPECT_GE(hub.HistoryBytes() - before_shared, 1000u);
 
   Collector replayed;
   auto handle = hub.Watch("", 10, replayed.Callback());
