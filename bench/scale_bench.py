@@ -70,10 +70,13 @@ class Candidates:
     """One scale_candidates process and what it printed."""
 
     def __init__(self, binary: str, kubeconfig: str, identity: str, first: int, count: int,
-                 connections: int = 0, malloc: str = "system", group: str = ""):
+                 args, group: str = ""):
         self.identity, self.first, self.count = identity, first, count
-        # --connections 0 leaves the library's default (and works with binaries older than it)
-        extra = ["--connections", str(connections)] if connections else []
+        # 0 leaves the library's default (and works with binaries older than the flag)
+        extra = ["--connections", str(args.connections)] if args.connections else []
+        if args.pool_threads:
+            extra += ["--pool-threads", str(args.pool_threads)]
+        malloc = args.candidate_malloc
         if group:
             # The Leases of this range carry the label, and the process watches only those.
             extra += ["--label", f"{GROUP_LABEL}={group}"]
@@ -243,13 +246,13 @@ def steady_run(args, store_kind: str, n: int) -> dict:
         ranges = split(n, args.processes)
         started = time.monotonic()
         for i, (first, count) in enumerate(ranges):
-            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args.connections,
-                                    args.candidate_malloc, group_of(args, i)))
+            procs.append(Candidates(binary, store.server.kubeconfig, f"a{i}", first, count, args,
+                                    group_of(args, i)))
         wait_for(lambda: sum(p.get("leading") for p in procs) == n, 120 + n / 50,
                  f"side a to lead {n} leases", lambda: f"{sum(p.get('leading') for p in procs)} lead")
         log(f"{store_kind} N={n}: side a leads all in {time.monotonic() - started:.1f} s")
-        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args.connections,
-                             args.candidate_malloc, group_of(args, i))
+        side_b = [Candidates(binary, store.server.kubeconfig, f"b{i}", first, count, args,
+                             group_of(args, i))
                   for i, (first, count) in enumerate(ranges)]
         procs += side_b
         wait_for(lambda: sum(p.get("following") for p in side_b) == n, 120 + n / 50,
@@ -282,6 +285,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
             "kind": "steady", "store": store_kind, "elections": n, "electors": 2 * n,
             "connections": args.connections or "default",
             "candidate_malloc": args.candidate_malloc, "watch_scope": args.watch_scope,
+            "pool_threads": args.pool_threads,
             "processes": len(procs), "seconds": round(elapsed, 1),
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / elapsed, 1),
             "server_rss_mib": round(rss_end / 1024, 1), "server_rss_peak_mib": round(rss_peak / 1024, 1),
@@ -316,11 +320,9 @@ def failover_run(args, store_kind: str, m: int) -> dict:
     store = Store(store_kind)
     leader = follower = None
     try:
-        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args.connections, args.candidate_malloc,
-                            group_of(args, 0))
+        leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args, group_of(args, 0))
         wait_for(lambda: leader.get("leading") == m, 120 + m / 50, f"one process to lead {m} leases")
-        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args.connections, args.candidate_malloc,
-                              group_of(args, 0))
+        follower = Candidates(binary, store.server.kubeconfig, "b0", 0, m, args, group_of(args, 0))
         wait_for(lambda: follower.get("following") == m, 120 + m / 50, f"a second process to follow {m} leases")
         time.sleep(args.warmup)
         follower_terms_before = follower.get("terms")
@@ -361,7 +363,7 @@ def failover_run(args, store_kind: str, m: int) -> dict:
         return {
             "kind": "failover", "store": store_kind, "leases": m,
             "connections": args.connections or "default",
-            "candidate_malloc": args.candidate_malloc,
+            "candidate_malloc": args.candidate_malloc, "pool_threads": args.pool_threads,
             "takeover_min_s": round(delays[0], 3),
             "takeover_p50_s": round(delays[len(delays) // 2], 3),
             "takeover_p99_s": round(delays[int(0.99 * (len(delays) - 1))], 3),
@@ -402,6 +404,9 @@ def main() -> None:
                     help="each candidate process's ClusterOptions::max_connections (0: the library's default)")
     ap.add_argument("--candidate-malloc", choices=["system", "jemalloc"], default="system",
                     help="the candidate processes' allocator: glibc's, or Debian's libjemalloc preloaded")
+    ap.add_argument("--pool-threads", type=int, default=0,
+                    help="run each candidate process's electors on an ElectionPool of this many "
+                         "threads (0: a thread per elector)")
     ap.add_argument("--watch-scope", choices=["namespace", "group"], default="namespace",
                     help="what each candidate process watches: every Lease of the namespace, or only "
                          "the Leases of its range, which then carry a label of their own")

@@ -161,7 +161,8 @@ struct Flags {
   int first = 0, count = 0;
   int lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
   int report_ms = 1000;
-  int connections = 0;  // 0: the library's default (ClusterOptions::max_connections)
+  int connections = 0;   // 0: the library's default (ClusterOptions::max_connections)
+  int pool_threads = 0;  // 0: a thread per elector (ElectionHandle); else an ElectionPool's
   std::map<std::string, std::string> labels;  // on every Lease, and the watch's selector
 };
 
@@ -170,7 +171,7 @@ struct Flags {
                "scale_candidates: %s\nusage: scale_candidates --kubeconfig F --namespace NS "
                "--prefix P --first A --count C --identity ID [--lease-seconds 15] "
                "[--renew-seconds 10] [--retry-seconds 2] [--report-ms 1000] [--connections N] "
-               "[--label KEY=VALUE]...\n",
+               "[--pool-threads N] [--label KEY=VALUE]...\n",
                why.c_str());
   std::exit(2);
 }
@@ -211,6 +212,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.report_ms = std::max(100, number());
     } else if (name == "--connections") {
       f.connections = number();
+    } else if (name == "--pool-threads") {
+      f.pool_threads = number();
     } else if (name == "--label") {
       size_t equals = value.find('=');
       if (equals == std::string::npos || equals == 0) {
@@ -253,6 +256,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scale_candidates: %s\n", cluster.status().ToString().c_str());
     return 1;
   }
+  std::shared_ptr<tenure::ElectionPool> pool;
+  if (flags.pool_threads > 0) {
+    auto made = tenure::ElectionPool::Create({.threads = static_cast<size_t>(flags.pool_threads)});
+    if (!made.ok()) {
+      std::fprintf(stderr, "scale_candidates: %s\n", made.status().ToString().c_str());
+      return 1;
+    }
+    pool = *made;
+  }
   std::atomic<int> leading{0};
   std::atomic<uint64_t> terms{0}, lost{0};
   std::vector<Elector> electors(static_cast<size_t>(flags.count));
@@ -288,7 +300,8 @@ int main(int argc, char** argv) {
     }
     Elector& e = electors[static_cast<size_t>(i)];
     e.elector = std::move(*elector);
-    e.handle = std::make_unique<tenure::ElectionHandle>(e.elector);
+    e.handle = pool ? std::make_unique<tenure::ElectionHandle>(e.elector, pool)
+                    : std::make_unique<tenure::ElectionHandle>(e.elector);
   }
 
   // Reports until SIGTERM or SIGINT, then a last one.

@@ -145,6 +145,8 @@ struct ElectorMetrics {
 inline constexpr std::array<double, 12> kRenewDurationBuckets = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
 
+class ElectionPool;
+
 class Elector {
  public:
   static Result<std::unique_ptr<Elector>> Create(ElectionConfig config);
@@ -153,7 +155,8 @@ class Elector {
   Elector& operator=(const Elector&) = delete;
 
   // Campaigns and leads until `stop` is requested (or, without recontend_after, until the first
-  // term ends). With release_on_cancel a leader releases the lease before returning.
+  // term ends), on the caller's thread. With release_on_cancel a leader releases the lease before
+  // returning.
   void Run(std::stop_token stop);
 
   // Gives leadership up while staying a candidate (Spring's Context.yield()): ends the current
@@ -175,13 +178,15 @@ class Elector {
   const ElectionConfig& config() const;
 
  private:
+  friend class ElectionHandle;
   struct State;
   explicit Elector(ElectionConfig config);
   std::unique_ptr<State> state_;
 };
 
-// Runs an elector on a thread of its own. Destroying the handle (or Stop) stops the election and
-// waits for Run to return (with release_on_cancel, a leader has released the lease by then).
+// Runs an elector on a thread of its own, or on an ElectionPool's threads (tenure/election_pool.h)
+// with thousands of others. Destroying the handle (or Stop) stops the election and waits for it
+// to end (with release_on_cancel, a leader has released the lease by then).
 //
 //   auto election = tenure::ElectionHandle::Start(std::move(config));
 //   if (!election.ok()) return fail(election.status());
@@ -190,8 +195,12 @@ class ElectionHandle {
  public:
   // Validates `config` (ValidateElectionConfig) and starts the election.
   static Result<ElectionHandle> Start(ElectionConfig config);
+  // The same on `pool` (not null).
+  static Result<ElectionHandle> Start(ElectionConfig config, std::shared_ptr<ElectionPool> pool);
   explicit ElectionHandle(std::unique_ptr<Elector> elector);
   explicit ElectionHandle(std::shared_ptr<Elector> elector);
+  // Runs `elector` on `pool` (not null). An elector runs one election at a time.
+  ElectionHandle(std::shared_ptr<Elector> elector, std::shared_ptr<ElectionPool> pool);
   ~ElectionHandle();
   ElectionHandle(ElectionHandle&&) noexcept = default;
   ElectionHandle& operator=(ElectionHandle&&) noexcept = default;
@@ -200,8 +209,10 @@ class ElectionHandle {
   const Elector& elector() const { return *elector_; }
 
  private:
+  struct OnPool;
   std::shared_ptr<Elector> elector_;
   std::jthread thread_;
+  std::shared_ptr<OnPool> on_pool_;
 };
 
 }  // namespace tenure

@@ -4,6 +4,7 @@
 //   cluster.h     a connection to a Kubernetes API server (kubeconfig, in-cluster, exec plugins)
 //   kube_locks.h  Lease and ConfigMap locks; lock.h the interface for your own
 //   elector.h     the election: configuration, guarantees, Elector and ElectionHandle
+//   election_pool.h  many elections in one process on a few threads
 //   leadership.h  Spring Cloud Kubernetes' granted / revoked API on an elector
 //   candidate.h   coordinated leader election: this process's LeaseCandidate
 //   fencing.h     fencing tokens checked by a downstream system
@@ -17,6 +18,7 @@
 #include "tenure/candidate.h"
 #include "tenure/clock.h"
 #include "tenure/cluster.h"
+#include "tenure/election_pool.h"
 #include "tenure/elector.h"
 #include "tenure/fencing.h"
 #include "tenure/health.h"

@@ -1,18 +1,25 @@
 // Elector: the election loop around the rules of lease_decision.h. It does the I/O (lock
 // calls, watch, sleeps on the injected Clock), keeps what was seen under one mutex, runs each
-// term's work on a thread of its own and fires the term's stop token (TermGuard).
+// term's work on a thread of its own and fires the term's stop token (TermGuard). The loop is a
+// coroutine: Run executes it on the caller's thread, where every wait blocks; an ElectionPool
+// resumes it on its threads, where a wait holds none (election/sleep.h).
 #include "tenure/elector.h"
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "election/executor.h"
 #include "election/jitter.h"
 #include "election/leader_notifier.h"
 #include "election/lease_decision.h"
+#include "election/sleep.h"
+#include "election/task.h"
 #include "election/term_guard.h"
+#include "tenure/election_pool.h"
 #include "tenure/log.h"
 
 namespace tenure {
@@ -21,6 +28,7 @@ namespace {
 
 using election::ElectorView;
 using election::Sighting;
+using election::Task;
 using election::TermEnd;
 
 // The time left for the calls of one attempt. Lock calls take real time, whatever clock the
@@ -54,6 +62,14 @@ struct Elector::State {
   const ElectionConfig config;
   const election::Rules rules;
   Clock& clock() const { return *config.clock; }
+
+  // Set for a run on an ElectionPool (with the clock's timers); null while Run blocks a thread.
+  election::Executor* executor = nullptr;
+  std::shared_ptr<DeadlineTimers> timers;
+  // Waits until `deadline` (true) or until `stop` (false): see election/sleep.h.
+  election::SleepAwaiter SleepUntil(Clock::TimePoint deadline, std::stop_token stop) {
+    return {executor, timers.get(), clock(), deadline, std::move(stop)};
+  }
 
   mutable std::mutex mu;
   // What was seen of the record and when, whether we lead, our last write: what the rules read.
@@ -348,25 +364,25 @@ struct Elector::State {
   // `seen` is watched_changes when the caller last looked at the record: a later change ends
   // the wait at once. A watching follower (`follower`) is woken only by a change that brings its
   // next step before `deadline` (FollowerWakesFor); any other sleeper by every change.
-  void SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop, uint64_t seen,
-                        bool follower = false) {
+  Task<> SleepUntilChange(Clock::TimePoint deadline, std::stop_token stop, uint64_t seen,
+                          bool follower = false) {
     std::stop_source wake;
     {
       std::lock_guard lock(mu);
-      if (watched_changes != seen) return;
+      if (watched_changes != seen) co_return;
       wake_source = wake;
       if (follower) follower_waits_until = deadline;
     }
     {
       std::stop_callback forward(stop, [&] { wake.request_stop(); });
-      clock().SleepUntil(deadline, wake.get_token());
+      co_await SleepUntil(deadline, wake.get_token());
     }
     std::lock_guard lock(mu);
     follower_waits_until.reset();
   }
 
   // Returns true once leading, false when stopped.
-  bool Acquire(std::stop_token stop, const LockWatch* watch) {
+  Task<bool> Acquire(std::stop_token stop, const LockWatch* watch) {
     while (!stop.stop_requested()) {
       bool watching = watch != nullptr && watch->active();
       election::FollowerStep step;
@@ -379,12 +395,12 @@ struct Elector::State {
       if (!step.attempt) {
         // A watching follower: no request until the observed lease expires or the record
         // changes so that it may act sooner.
-        SleepUntilChange(step.until, stop, seen, /*follower=*/true);
+        co_await SleepUntilChange(step.until, stop, seen, /*follower=*/true);
         continue;
       }
       if (auto version = TryAcquireOrRenew(config.renew_deadline)) {
         StartTerm(*version);
-        return true;
+        co_return true;
       }
       {
         std::lock_guard lock(mu);
@@ -395,12 +411,12 @@ struct Elector::State {
       if (watch != nullptr) {
         // Polling, but a change seen by the (maybe just reconnected) watch still wakes us: e.g.
         // a lease created, released or assigned meanwhile.
-        SleepUntilChange(retry_at, stop, seen);
+        co_await SleepUntilChange(retry_at, stop, seen);
       } else {
-        clock().SleepUntil(retry_at, stop);
+        co_await SleepUntil(retry_at, stop);
       }
     }
-    return false;
+    co_return false;
   }
 
   void CountRenewal(std::chrono::nanoseconds took) {
@@ -428,16 +444,16 @@ struct Elector::State {
 
   // Renews every retry period until a renewal fails for renew_deadline or the guard fires
   // (deadline or election stop).
-  void Renew(TermGuard& guard) {
+  Task<> Renew(TermGuard& guard) {
     std::stop_token token = guard.token();
     while (!guard.fired()) {
-      if (!clock().SleepFor(config.retry_period, token)) return;
+      if (!co_await SleepUntil(clock().now() + config.retry_period, token)) co_return;
       Clock::TimePoint deadline = clock().now() + config.renew_deadline;
       bool renewed = false;
       while (!guard.fired() && clock().now() < deadline) {
         Clock::TimePoint start = clock().now();
         auto left = election::RenewalAttemptBudget(start, deadline, MustStopBy());
-        if (left <= Clock::Duration::zero()) return;
+        if (left <= Clock::Duration::zero()) co_return;
         auto sent = std::chrono::steady_clock::now();  // real time, whatever the clock
         if (TryAcquireOrRenew(left)) {
           renewed = true;
@@ -447,13 +463,13 @@ struct Elector::State {
         {
           std::lock_guard lock(mu);
           ++metrics.failed_attempts_total;
-          if (end_of_term) return;
+          if (end_of_term) co_return;
         }
         // Attempts start a retry period apart, as client-go's poll does: after one that
         // failed slowly (a timeout) the next follows at once.
-        clock().SleepUntil(std::min(deadline, start + config.retry_period), token);
+        co_await SleepUntil(std::min(deadline, start + config.retry_period), token);
       }
-      if (!renewed) return;
+      if (!renewed) co_return;
       guard.Extend(MustStopBy());
       JoinFinishedWorkers();
     }
@@ -463,18 +479,18 @@ struct Elector::State {
   // returned), renewing every retry period meanwhile. True once the work stopped while the lease
   // was still ours; false when drain_timeout passed, when the lease could no longer be kept
   // (MustStopBy passed without a renewal) or when the watch showed it given to someone else.
-  bool Drain(std::stop_token finished) {
+  Task<bool> Drain(std::stop_token finished) {
     {
       std::lock_guard lock(mu);
       view.draining = true;
     }
-    bool drained = RenewUntilFinished(finished, clock().now() + config.drain_timeout);
+    bool drained = co_await RenewUntilFinished(finished, clock().now() + config.drain_timeout);
     std::lock_guard lock(mu);
     view.draining = false;
-    return drained;
+    co_return drained;
   }
 
-  bool RenewUntilFinished(std::stop_token finished, Clock::TimePoint give_up) {
+  Task<bool> RenewUntilFinished(std::stop_token finished, Clock::TimePoint give_up) {
     Clock::TimePoint next_renewal = clock().now() + config.retry_period;
     while (!finished.stop_requested()) {
       Clock::TimePoint now = clock().now();
@@ -487,7 +503,7 @@ struct Elector::State {
       }
       switch (step.action) {
         case election::DrainStep::Action::kGiveUp:
-          return false;
+          co_return false;
         case election::DrainStep::Action::kRenew: {
           Budget budget(step.attempt_budget);
           if (TryRenewHeld(budget)) {
@@ -498,11 +514,11 @@ struct Elector::State {
           break;
         }
         case election::DrainStep::Action::kWait:
-          SleepUntilChange(step.wait_until, finished, seen);
+          co_await SleepUntilChange(step.wait_until, finished, seen);
           break;
       }
     }
-    return true;
+    co_return true;
   }
 
   void EndTerm() {
@@ -553,6 +569,83 @@ struct Elector::State {
       if (!written.status().IsConflict()) return;
     }
   }
+
+  // The election: campaigns and leads until `stop` (Elector::Run's contract). Every wait goes
+  // through SleepUntil, so the same code blocks a thread or runs on a pool.
+  Task<> Campaign(std::stop_token stop) {
+    auto watch = lock().Watch([this](const ObservedRecord& r) { OnWatched(r); });
+    LogLine(LogLevel::kInfo, "campaigning", {{"watch", watch ? "true" : "false"}});
+    while (!stop.stop_requested()) {
+      if (!co_await Acquire(stop, watch.get())) break;
+      LeaderTerm held;
+      {
+        std::lock_guard lock(mu);
+        held = *term;
+      }
+      LogLine(LogLevel::kInfo, "became leader",
+              {{"fencing_token", std::to_string(held.fencing_token)}});
+      lock().RecordEvent("LeaderElection", held.identity + " became leader");
+      TermGuard term_guard(config.clock, MustStopBy(), stop);
+      Guard(term_guard);
+      std::stop_source finished;
+      {
+        std::lock_guard lock(mu);
+        workers.push_back({finished, std::jthread([fn = config.callbacks.on_started_leading, held,
+                                                   token = term_guard.token(), finished] {
+                             fn(token, held);
+                             finished.request_stop();
+                           })});
+      }
+      co_await Renew(term_guard);
+      term_guard.Fire();  // the leader's work stops before anything else happens
+      bool stopped = stop.stop_requested();
+      bool was_yielded = false;
+      bool preempted;
+      {
+        std::lock_guard lock(mu);
+        std::swap(was_yielded, yielded);
+        preempted = end_of_term;
+      }
+      // A graceful end releases the lease so the next leader need not wait it out (a preempted
+      // coordinated leader too, where upstream candidates just stop renewing), but only once the
+      // term's work has stopped: until then the lease is renewed.
+      bool handover = (stopped && config.release_on_cancel) || preempted || was_yielded;
+      bool drained = false;
+      if (handover) drained = co_await Drain(finished.get_token());
+      {
+        std::lock_guard lock(mu);
+        guard = nullptr;
+      }
+      EndTerm();
+      if (drained) Release();
+      const char* why = was_yielded ? "yielded"
+                        : preempted ? "preempted"
+                        : stopped   ? "stopped"
+                                    : "renewal failed";
+      LogLine(LogLevel::kInfo, "stopped leading",
+              {{"fencing_token", std::to_string(held.fencing_token)},
+               {"reason", why},
+               {"released", drained ? "true" : "false"}});
+      lock().RecordEvent(
+          "LeaderElection",
+          held.identity + (handover && !drained ? " stopped leading without releasing the "
+                                                  "lease (its work had not stopped within "
+                                                  "drainTimeout, or the lease was no longer ours)"
+                                                : " stopped leading"));
+      config.callbacks.on_stopped_leading();
+      if (stopped) break;
+      if (was_yielded) {
+        // Still a candidate, but others get the first chance at the released lease.
+        if (!co_await SleepUntil(
+                clock().now() + config.recontend_after.value_or(config.retry_period), stop)) {
+          break;
+        }
+        continue;
+      }
+      if (!config.recontend_after) break;
+      if (!co_await SleepUntil(clock().now() + *config.recontend_after, stop)) break;
+    }
+  }
 };
 
 Elector::Elector(ElectionConfig config) : state_(std::make_unique<State>(std::move(config))) {}
@@ -569,76 +662,11 @@ Result<std::unique_ptr<Elector>> Elector::Create(ElectionConfig config) {
 
 void Elector::Run(std::stop_token stop) {
   State& st = *state_;
-  auto watch = st.lock().Watch([&st](const ObservedRecord& r) { st.OnWatched(r); });
-  st.LogLine(LogLevel::kInfo, "campaigning", {{"watch", watch ? "true" : "false"}});
-  while (!stop.stop_requested()) {
-    if (!st.Acquire(stop, watch.get())) break;
-    LeaderTerm term;
-    {
-      std::lock_guard lock(st.mu);
-      term = *st.term;
-    }
-    st.LogLine(LogLevel::kInfo, "became leader",
-               {{"fencing_token", std::to_string(term.fencing_token)}});
-    st.lock().RecordEvent("LeaderElection", term.identity + " became leader");
-    TermGuard guard(st.config.clock, st.MustStopBy(), stop);
-    st.Guard(guard);
-    std::stop_source finished;
-    {
-      std::lock_guard lock(st.mu);
-      st.workers.push_back({finished, std::jthread([fn = st.config.callbacks.on_started_leading,
-                                                    term, token = guard.token(), finished] {
-                              fn(token, term);
-                              finished.request_stop();
-                            })});
-    }
-    st.Renew(guard);
-    guard.Fire();  // the leader's work stops before anything else happens
-    bool stopped = stop.stop_requested();
-    bool yielded = false;
-    bool preempted;
-    {
-      std::lock_guard lock(st.mu);
-      std::swap(yielded, st.yielded);
-      preempted = st.end_of_term;
-    }
-    // A graceful end releases the lease so the next leader need not wait it out (a preempted
-    // coordinated leader too, where upstream candidates just stop renewing), but only once the
-    // term's work has stopped: until then the lease is renewed.
-    bool handover = (stopped && st.config.release_on_cancel) || preempted || yielded;
-    bool drained = handover && st.Drain(finished.get_token());
-    {
-      std::lock_guard lock(st.mu);
-      st.guard = nullptr;
-    }
-    st.EndTerm();
-    if (drained) st.Release();
-    const char* why = yielded     ? "yielded"
-                      : preempted ? "preempted"
-                      : stopped   ? "stopped"
-                                  : "renewal failed";
-    st.LogLine(LogLevel::kInfo, "stopped leading",
-               {{"fencing_token", std::to_string(term.fencing_token)},
-                {"reason", why},
-                {"released", drained ? "true" : "false"}});
-    st.lock().RecordEvent(
-        "LeaderElection",
-        term.identity + (handover && !drained ? " stopped leading without releasing the "
-                                                "lease (its work had not stopped within "
-                                                "drainTimeout, or the lease was no longer ours)"
-                                              : " stopped leading"));
-    st.config.callbacks.on_stopped_leading();
-    if (stopped) break;
-    if (yielded) {
-      // Still a candidate, but others get the first chance at the released lease.
-      if (!st.clock().SleepFor(st.config.recontend_after.value_or(st.config.retry_period), stop)) {
-        break;
-      }
-      continue;
-    }
-    if (!st.config.recontend_after) break;
-    if (!st.clock().SleepFor(*st.config.recontend_after, stop)) break;
-  }
+  st.executor = nullptr;
+  Task<> election = st.Campaign(std::move(stop));
+  // No wait suspends without an executor: the election has ended when this returns.
+  if (!election.RunHere()) std::terminate();
+  election.Result();
 }
 
 void Elector::Yield() {
@@ -697,6 +725,14 @@ Result<ElectionHandle> ElectionHandle::Start(ElectionConfig config) {
   return ElectionHandle(std::move(elector).value());
 }
 
+Result<ElectionHandle> ElectionHandle::Start(ElectionConfig config,
+                                             std::shared_ptr<ElectionPool> pool) {
+  if (pool == nullptr) return Status(Reason::kInvalid, "ElectionHandle::Start: pool is null");
+  auto elector = Elector::Create(std::move(config));
+  if (!elector.ok()) return elector.status();
+  return ElectionHandle(std::shared_ptr<Elector>(std::move(elector).value()), std::move(pool));
+}
+
 ElectionHandle::ElectionHandle(std::unique_ptr<Elector> elector)
     : ElectionHandle(std::shared_ptr<Elector>(std::move(elector))) {}
 
@@ -704,12 +740,41 @@ ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector)
     : elector_(std::move(elector)),
       thread_([e = elector_](std::stop_token stop) { e->Run(stop); }) {}
 
+// An election on a pool: its stop, and when its coroutine has ended.
+struct ElectionHandle::OnPool {
+  std::shared_ptr<ElectionPool> pool;
+  std::stop_source stop;
+  std::mutex mu;
+  std::condition_variable ended_cv;
+  bool ended = false;
+};
+
+ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector, std::shared_ptr<ElectionPool> pool)
+    : elector_(std::move(elector)), on_pool_(std::make_shared<OnPool>()) {
+  on_pool_->pool = std::move(pool);
+  Elector::State& st = *elector_->state_;
+  st.executor = &on_pool_->pool->executor();
+  st.timers = DeadlineTimers::For(st.config.clock);
+  std::coroutine_handle<> start =
+      election::Detach(st.Campaign(on_pool_->stop.get_token()), [on_pool = on_pool_] {
+        std::lock_guard lock(on_pool->mu);
+        on_pool->ended = true;
+        on_pool->ended_cv.notify_all();
+      });
+  st.executor->Post(start);
+}
+
 ElectionHandle::~ElectionHandle() { Stop(); }
 
 void ElectionHandle::Stop() {
   if (thread_.joinable()) {
     thread_.request_stop();
     thread_.join();
+  }
+  if (on_pool_ != nullptr) {
+    on_pool_->stop.request_stop();
+    std::unique_lock lock(on_pool_->mu);
+    on_pool_->ended_cv.wait(lock, [this] { return on_pool_->ended; });
   }
 }
 
