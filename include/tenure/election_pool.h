@@ -14,7 +14,9 @@
 // thread is stuck in a call to a server that hangs.
 //
 // Callbacks: on_started_leading still runs on a thread of its own, once per term (it may block
-// for the whole term). on_stopped_leading and on_error run on a pool thread: keep them short,
+// for the whole term; one that returns at once and watches its stop token with a
+// std::stop_callback costs a short-lived thread). on_stopped_leading, on_error and
+// on_new_leader (in order, one call at a time per elector) run on a pool thread: keep them short,
 // and never stop or destroy an ElectionHandle of the same pool from them.
 //
 //   auto pool = tenure::ElectionPool::Create({.threads = 8});

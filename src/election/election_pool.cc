@@ -1,12 +1,12 @@
-// ElectionPool: a fixed set of threads that resume the elections' coroutines in the order they
-// were posted.
+// ElectionPool: a fixed set of threads that run what the elections post (a coroutine's next
+// step, an on_new_leader delivery) in the order it was posted.
 #include "tenure/election_pool.h"
 
 #include <pthread.h>
 
 #include <condition_variable>
-#include <coroutine>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -32,10 +32,10 @@ struct ElectionPool::Impl final : election::Executor {
     threads.clear();  // joins
   }
 
-  void Post(std::coroutine_handle<> step) override {
+  void Post(std::function<void()> job) override {
     {
       std::lock_guard lock(mu);
-      queue.push_back(step);
+      queue.push_back(std::move(job));
     }
     ready.notify_one();
   }
@@ -45,17 +45,18 @@ struct ElectionPool::Impl final : election::Executor {
     while (true) {
       ready.wait(lock, stop, [this] { return !queue.empty(); });
       if (queue.empty()) return;  // stopped
-      std::coroutine_handle<> step = queue.front();
+      std::function<void()> job = std::move(queue.front());
       queue.pop_front();
       lock.unlock();
-      step.resume();
+      job();
+      job = nullptr;  // what it holds is released outside the lock
       lock.lock();
     }
   }
 
   std::mutex mu;
   std::condition_variable_any ready;
-  std::deque<std::coroutine_handle<>> queue;
+  std::deque<std::function<void()>> queue;
   std::vector<std::jthread> threads;
 };
 

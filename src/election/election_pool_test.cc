@@ -59,13 +59,14 @@ TEST(ElectionPoolTest, SettingsThatCannotWorkAreRefusedByName) {
 }
 
 // 200 elections of two candidates each on 2 threads: each gets one leader, and every leader
-// keeps renewing, while the process runs no thread per elector.
+// keeps renewing, while the process runs no thread per elector (nor per on_new_leader).
 TEST(ElectionPoolTest, ManyElectionsRunOnAFewThreadsAndEachKeepsOneLeader) {
   constexpr int kElections = 200;
   auto pool = Pool(2);
   int threads_before = ProcessThreads();
   std::atomic<int> leading{0};
   std::atomic<int> lost{0};
+  std::atomic<int> leaders_seen{0};
   std::vector<std::shared_ptr<MemoryLockStore>> stores;
   std::vector<ElectionHandle> handles;
   std::atomic<bool> stopping{false};
@@ -83,6 +84,7 @@ TEST(ElectionPoolTest, ManyElectionsRunOnAFewThreadsAndEachKeepsOneLeader) {
         --leading;
         if (!stopping) ++lost;
       };
+      c.callbacks.on_new_leader = [&](const std::string&) { ++leaders_seen; };
       auto handle = ElectionHandle::Start(std::move(c), pool);
       ASSERT_TRUE(handle.ok()) << handle.status().ToString();
       handles.push_back(std::move(*handle));
@@ -103,6 +105,8 @@ TEST(ElectionPoolTest, ManyElectionsRunOnAFewThreadsAndEachKeepsOneLeader) {
     EXPECT_EQ(leaders, 1) << "election " << i;
   }
   EXPECT_EQ(lost.load(), 0);
+  // Every elector heard of its election's leader, on the pool's threads.
+  EXPECT_TRUE(Eventually([&] { return leaders_seen.load() == 2 * kElections; }));
   // The pool's 2 threads and the clock's timer thread; each term's on_started_leading thread has
   // returned at once (a few may still be ending).
   EXPECT_TRUE(Eventually([&] { return ProcessThreads() <= threads_before + 3; }))

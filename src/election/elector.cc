@@ -761,7 +761,8 @@ ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector, std::shared_ptr
         on_pool->ended = true;
         on_pool->ended_cv.notify_all();
       });
-  st.executor->Post(start);
+  st.notifier.RunOn(st.executor);
+  st.executor->Post([start] { start.resume(); });
 }
 
 ElectionHandle::~ElectionHandle() { Stop(); }

@@ -1,16 +1,18 @@
-// Executor: the threads an election's coroutine resumes on after a wait (ElectionPool's).
+// Executor: the threads an election's coroutine resumes on after a wait, and its on_new_leader
+// calls run on (ElectionPool's).
 #pragma once
 
-#include <coroutine>
+#include <functional>
 
 namespace tenure::election {
 
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Resumes `step` soon on one of the executor's threads. Quick and non-blocking: it is called
-  // from timer threads, watch threads and stop callbacks.
-  virtual void Post(std::coroutine_handle<> step) = 0;
+  // Runs `job` soon on one of the executor's threads (a coroutine's next step: a lambda that
+  // resumes it). Quick and non-blocking: it is called from timer threads, watch threads and stop
+  // callbacks.
+  virtual void Post(std::function<void()> job) = 0;
 };
 
 }  // namespace tenure::election

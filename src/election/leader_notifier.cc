@@ -1,38 +1,73 @@
-// LeaderNotifier: on_new_leader calls in order on one thread (see leader_notifier.h).
+// LeaderNotifier: on_new_leader calls in order, on a thread of its own or on an executor (see
+// leader_notifier.h).
 #include "election/leader_notifier.h"
 
 namespace tenure::election {
 
-LeaderNotifier::LeaderNotifier(std::function<void(const std::string&)> on_new_leader)
-    : fn_(std::move(on_new_leader)) {
-  if (fn_) thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+LeaderNotifier::LeaderNotifier(std::function<void(const std::string&)> on_new_leader) {
+  if (on_new_leader) {
+    queue_ = std::make_shared<Queue>();
+    queue_->fn = std::move(on_new_leader);
+  }
 }
 
 LeaderNotifier::~LeaderNotifier() {
+  if (queue_ == nullptr) return;
   if (thread_.joinable()) {
     thread_.request_stop();
-    cv_.notify_all();
+    queue_->cv.notify_all();
+    thread_.join();
+    return;
+  }
+  std::unique_lock lock(queue_->mu);
+  queue_->cv.wait(lock, [&] { return !queue_->delivering; });
+}
+
+void LeaderNotifier::RunOn(Executor* executor) { executor_ = executor; }
+
+void LeaderNotifier::Notify(std::string identity) {
+  if (queue_ == nullptr) return;
+  bool post = false;
+  {
+    std::lock_guard lock(queue_->mu);
+    queue_->calls.push_back(std::move(identity));
+    if (executor_ != nullptr) {
+      post = !queue_->delivering;
+      queue_->delivering = true;
+    } else if (!thread_.joinable()) {
+      thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+    }
+  }
+  if (post) {
+    executor_->Post([queue = queue_] { queue->DeliverAll(); });
+  } else {
+    queue_->cv.notify_all();
   }
 }
 
-void LeaderNotifier::Notify(std::string identity) {
-  if (!fn_) return;
-  {
-    std::lock_guard lock(mu_);
-    queue_.push_back(std::move(identity));
+void LeaderNotifier::Queue::DeliverAll() {
+  std::unique_lock lock(mu);
+  while (!calls.empty()) {
+    std::string identity = std::move(calls.front());
+    calls.pop_front();
+    lock.unlock();
+    fn(identity);
+    lock.lock();
   }
-  cv_.notify_all();
+  delivering = false;
+  cv.notify_all();
 }
 
 void LeaderNotifier::Loop(std::stop_token stop) {
-  std::unique_lock lock(mu_);
+  Queue& q = *queue_;
+  std::unique_lock lock(q.mu);
   while (true) {
-    cv_.wait(lock, stop, [&] { return !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping
-    std::string identity = std::move(queue_.front());
-    queue_.pop_front();
+    q.cv.wait(lock, stop, [&] { return !q.calls.empty(); });
+    if (q.calls.empty()) return;  // stopping
+    std::string identity = std::move(q.calls.front());
+    q.calls.pop_front();
     lock.unlock();
-    fn_(identity);
+    q.fn(identity);
     lock.lock();
   }
 }

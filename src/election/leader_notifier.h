@@ -1,33 +1,46 @@
-// LeaderNotifier: runs on_new_leader calls in order on a thread of its own, so a slow callback
-// never blocks the elector. Without a callback it starts no thread and does nothing.
+// LeaderNotifier: runs on_new_leader calls in order, never on the elector's own path, so a slow
+// callback never blocks the elector: on a thread of its own, started at the first call, or on an
+// election pool's threads (RunOn), one call at a time. Without a callback it does nothing.
 #pragma once
 
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "election/executor.h"
 
 namespace tenure::election {
 
 class LeaderNotifier {
  public:
   explicit LeaderNotifier(std::function<void(const std::string&)> on_new_leader);
-  // Delivers the calls still queued, then joins the thread.
+  // Delivers the calls still queued, then returns (joining its thread, if it has one).
   ~LeaderNotifier();
   LeaderNotifier(const LeaderNotifier&) = delete;
   LeaderNotifier& operator=(const LeaderNotifier&) = delete;
 
+  // Delivers the calls on `executor` instead of a thread of its own. Before the first Notify.
+  void RunOn(Executor* executor);
   void Notify(std::string identity);
 
  private:
+  // What a delivery posted to an executor holds, so that it never outlives what it uses.
+  struct Queue {
+    std::function<void(const std::string&)> fn;
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::deque<std::string> calls;
+    bool delivering = false;  // a delivery is posted to the executor or running there
+    void DeliverAll();
+  };
   void Loop(std::stop_token stop);
 
-  std::function<void(const std::string&)> fn_;
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<std::string> queue_;
+  std::shared_ptr<Queue> queue_;
+  Executor* executor_ = nullptr;
   std::jthread thread_;
 };
 

@@ -20,7 +20,8 @@ struct SleepAwaiter::Wait {
 
   void Fire() {
     int before = state.fetch_or(kFired);
-    if ((before & kArmed) != 0 && (before & kFired) == 0) executor->Post(waiting);
+    if ((before & kArmed) != 0 && (before & kFired) == 0)
+      executor->Post([step = waiting] { step.resume(); });
   }
   // True when the coroutine stays suspended (a callback resumes it later).
   bool Arm() { return (state.fetch_or(kArmed) & kFired) == 0; }
