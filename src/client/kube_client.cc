@@ -239,10 +239,10 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
   return parsed;
 }
 
-std::unique_ptr<Subscription> KubeClient::WatchObject(const std::string& collection_path,
-                                                      const std::string& name,
-                                                      ObjectEventHandler handler) {
-  return watches_->Subscribe(collection_path, name, std::move(handler));
+std::unique_ptr<Subscription> KubeClient::WatchObject(
+    const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+    std::shared_ptr<const std::atomic<uint64_t>> known) {
+  return watches_->Subscribe(collection_path, name, std::move(handler), std::move(known));
 }
 
 std::unique_ptr<Subscription> KubeClient::WatchCollection(const std::string& collection_path,

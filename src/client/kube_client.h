@@ -59,8 +59,13 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   // path may carry a labelSelector or fieldSelector query: each distinct path is a stream of its
   // own, shared by the subscribers of that path. The handler runs on the watch thread and must not
   // block. Destroying the subscription stops deliveries (and the watch, when it was the last one).
-  std::unique_ptr<Subscription> WatchObject(const std::string& collection_path,
-                                            const std::string& name, ObjectEventHandler handler);
+  // `known`, when given, is the newest resourceVersion of the object the subscriber already has
+  // (from its own reads and writes): an event at or below it is neither parsed for it nor
+  // delivered (a leader's watch brings the echo of each of its renewals, which the reply to the
+  // renewal gave it already).
+  std::unique_ptr<Subscription> WatchObject(
+      const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+      std::shared_ptr<const std::atomic<uint64_t>> known = nullptr);
 
   // Every event of the collection at `collection_path` (which may span all namespaces, e.g.
   // "/apis/coordination.k8s.io/v1/leases"), from the same shared stream. The handler first gets

@@ -10,6 +10,7 @@
 
 #include "api/api_paths.h"
 #include "api/object_head.h"
+#include "api/resource_version.h"
 #include "client/endpoint_rotation.h"
 #include "tenure/log.h"
 
@@ -24,12 +25,14 @@ class CollectionWatch {
   ~CollectionWatch() { Stop(); }
 
   // `name` "" subscribes to every object of the collection (and to "SYNCED").
-  int Add(const std::string& name, ObjectEventHandler handler) {
+  int Add(const std::string& name, ObjectEventHandler handler,
+          std::shared_ptr<const std::atomic<uint64_t>> known) {
     std::lock_guard lock(mu_);
     int id = next_id_++;
     auto entry = std::make_shared<Entry>();
     entry->name = name;
     entry->handler = std::move(handler);
+    entry->known = std::move(known);
     entries_[id] = entry;
     if (name.empty()) {
       collection_subscribers_[id] = entry;
@@ -94,14 +97,21 @@ class CollectionWatch {
   struct Entry {
     std::string name;
     ObjectEventHandler handler;
+    // The newest version of the object the subscriber has (null: it wants every event).
+    std::shared_ptr<const std::atomic<uint64_t>> known;
     std::mutex mu;
     bool alive = true;
+    // Whether an event at `version` (0: none that orders) is news to this subscriber.
+    bool Wants(uint64_t version) const {
+      return known == nullptr || version == 0 || version > known->load(std::memory_order_relaxed);
+    }
   };
 
   // Collection subscribers (name "") get every event, and "SYNCED" after each complete listing.
   // Subscribers are found by name: a process with thousands of electors on one collection pays
   // for the event's own subscribers only, not for every subscriber.
-  void Deliver(const std::string& type, const json& object) {
+  // `version`: the event's resourceVersion as a number (0 when it has none that orders).
+  void Deliver(const std::string& type, const json& object, uint64_t version) {
     std::string name = object.value("/metadata/name"_json_pointer, std::string());
     std::vector<std::shared_ptr<Entry>> targets;
     {
@@ -109,7 +119,9 @@ class CollectionWatch {
       for (const auto& [id, e] : collection_subscribers_) targets.push_back(e);
       if (type != "SYNCED") {
         if (auto named = by_name_.find(name); named != by_name_.end()) {
-          for (const auto& [id, e] : named->second) targets.push_back(e);
+          for (const auto& [id, e] : named->second) {
+            if (e->Wants(version)) targets.push_back(e);
+          }
         }
       }
     }
@@ -119,10 +131,21 @@ class CollectionWatch {
     }
   }
 
-  // Whether any subscriber would receive an event about `name`.
-  bool Wanted(const std::string& name) {
+  // Whether any subscriber would receive an event about `name` at `version`.
+  bool Wanted(const std::string& name, uint64_t version) {
     std::lock_guard lock(mu_);
-    return !collection_subscribers_.empty() || by_name_.count(name) > 0;
+    if (!collection_subscribers_.empty()) return true;
+    auto named = by_name_.find(name);
+    if (named == by_name_.end()) return false;
+    for (const auto& [id, e] : named->second) {
+      if (e->Wants(version)) return true;
+    }
+    return false;
+  }
+
+  // An object's resourceVersion as a number, 0 when it is not one.
+  static uint64_t VersionNumber(std::string_view resource_version) {
+    return api::ParseResourceVersion(resource_version).value_or(0);
   }
 
   // Names are unique per namespace only: a collection of all namespaces is keyed by both.
@@ -142,17 +165,18 @@ class CollectionWatch {
     if (auto items = list->find("items"); items != list->end() && items->is_array()) {
       for (const json& item : *items) {
         present.insert(KeyOf(item));
-        Deliver("MODIFIED", item);
+        Deliver("MODIFIED", item,
+                VersionNumber(item.value("/metadata/resourceVersion"_json_pointer, std::string())));
       }
     }
     for (const auto& [ns, name] : known_) {
       if (present.count({ns, name})) continue;
       json meta = {{"name", name}};
       if (!ns.empty()) meta["namespace"] = ns;
-      Deliver("DELETED", json{{"metadata", std::move(meta)}});
+      Deliver("DELETED", json{{"metadata", std::move(meta)}}, 0);
     }
     known_ = std::move(present);
-    Deliver("SYNCED", json::object());
+    Deliver("SYNCED", json::object(), 0);
     return list->value("/metadata/resourceVersion"_json_pointer, std::string());
   }
 
@@ -260,7 +284,8 @@ class CollectionWatch {
         // A wanted event is parsed whole before it counts as received: a line whose head reads
         // but whose rest does not is skipped, and the resume point does not move past it.
         json event;
-        if (type != "BOOKMARK" && Wanted(head.name)) {
+        const uint64_t version = VersionNumber(head.resource_version);
+        if (type != "BOOKMARK" && Wanted(head.name, version)) {
           event = json::parse(*line, nullptr, false);
           if (!event.is_object()) continue;
         }
@@ -273,7 +298,7 @@ class CollectionWatch {
           known_.erase(key);
         else
           known_.insert(std::move(key));
-        if (event.is_object()) Deliver(type, event["object"]);
+        if (event.is_object()) Deliver(type, event["object"], version);
       }
       connected_ = false;
       {
@@ -348,13 +373,13 @@ WatchMultiplexer::~WatchMultiplexer() {
   for (auto& [path, watch] : watches) watch->Stop();
 }
 
-std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(const std::string& collection_path,
-                                                          const std::string& name,
-                                                          ObjectEventHandler handler) {
+std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(
+    const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+    std::shared_ptr<const std::atomic<uint64_t>> known) {
   std::lock_guard lock(mu_);
   auto& watch = watches_[collection_path];
   if (!watch) watch = std::make_shared<CollectionWatch>(client_, collection_path);
-  int id = watch->Add(name, std::move(handler));
+  int id = watch->Add(name, std::move(handler), std::move(known));
   return std::make_unique<MultiplexedSubscription>(*this, collection_path, id, watch);
 }
 

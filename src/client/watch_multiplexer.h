@@ -6,6 +6,8 @@
 // a running stream makes it relist, so it too starts from a complete listing.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,8 +23,10 @@ class WatchMultiplexer {
  public:
   explicit WatchMultiplexer(KubeClient& client);
   ~WatchMultiplexer();
-  std::unique_ptr<Subscription> Subscribe(const std::string& collection_path,
-                                          const std::string& name, ObjectEventHandler handler);
+  // `known`: see KubeClient::WatchObject (null: every event of the object is delivered).
+  std::unique_ptr<Subscription> Subscribe(
+      const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+      std::shared_ptr<const std::atomic<uint64_t>> known = nullptr);
   void Unsubscribe(const std::string& collection_path, int id);
 
  private:

@@ -69,30 +69,31 @@ namespace {
 // Objects are kept without their managedFields: an update that omits them keeps the stored ones
 // (kube's field manager starts from the live object's), so every renewal neither copies nor sends
 // them, and the server does not decode them again.
-json WithoutManagedFields(const json& object) {
-  json kept = object;
-  if (auto meta = kept.find("metadata"); meta != kept.end() && meta->is_object()) {
+json WithoutManagedFields(json object) {
+  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
     meta->erase("managedFields");
   }
-  return kept;
+  return object;
 }
 
 }  // namespace
 
-Result<ObservedRecord> KubeObjectLock::Remember(const json& object) {
+Result<ObservedRecord> KubeObjectLock::Remember(json object) {
   auto record = ReadRecord(object);
   if (!record.ok()) return record;
-  json kept = WithoutManagedFields(object);
+  json kept = WithoutManagedFields(std::move(object));
   std::lock_guard lock(mu_);
   cached_ = std::move(kept);
   cached_version_ = record->version;
+  auto version = static_cast<uint64_t>(record->version);
+  if (version > known_version_->load()) known_version_->store(version);
   return record;
 }
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
   auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout);
   if (!object.ok()) return object.status();
-  return Remember(*object);
+  return Remember(std::move(*object));
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
@@ -100,7 +101,7 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
   AddLabels(object);
   auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
   if (!created.ok()) return created.status();
-  return Remember(*created);
+  return Remember(std::move(*created));
 }
 
 Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
@@ -136,7 +137,7 @@ Result<ObservedRecord> KubeObjectLock::Put(json base, const LeaderElectionRecord
   AddLabels(base);
   auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &base, timeout);
   if (!updated.ok()) return updated.status();
-  return Remember(*updated);
+  return Remember(std::move(*updated));
 }
 
 namespace {
@@ -186,7 +187,8 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
           }
         }
         on_change(*record);
-      });
+      },
+      known_version_);
   return std::make_unique<SubscriptionWatch>(shared_from_this(), cluster_, std::move(subscription));
 }
 

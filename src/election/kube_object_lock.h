@@ -7,6 +7,8 @@
 // shared_ptr: a watch handle keeps its lock alive).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -52,7 +54,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
 
  private:
   // Takes in what the server returned; a reply whose record cannot be read is not kept.
-  Result<ObservedRecord> Remember(const nlohmann::json& object);
+  Result<ObservedRecord> Remember(nlohmann::json object);
   // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
   Result<ObservedRecord> Put(nlohmann::json base, const LeaderElectionRecord& record,
                              Timeout timeout);
@@ -74,6 +76,10 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   int64_t cached_version_ = 0;
   std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
+  // The newest version read or written: the watch skips events at or below it (the echoes of
+  // this lock's own writes), unparsed.
+  std::shared_ptr<std::atomic<uint64_t>> known_version_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
   client::EventRecorder events_;
 };
 

@@ -227,20 +227,25 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
     EXPECT_EQ(holders.front(), "r");
   }
   // The lock's own writes put its labels back on an object that lost them. Losing them is a
-  // DELETED on the lock's watch, which does not say the lease is free: not reported.
+  // DELETED on the lock's watch, which does not say the lease is free: not reported. The echo of
+  // the lock's own write is reported only when it arrives before the write's reply (which told
+  // the lock already); the next write of someone else that keeps the labels is.
   put("s", false);
   ASSERT_TRUE(lock->Get(5s).ok());
   LeaderElectionRecord record;
   record.holder_identity = "a";
   record.lease_duration_seconds = 15;
   ASSERT_TRUE(lock->Update(record, 5s).ok());
+  put("t", true);
   ASSERT_TRUE(Eventually([&] {
     std::lock_guard guard(mu);
-    return holders.back() == "a";  // back in the selection
+    return holders.back() == "t";  // in the selection
   }));
   {
     std::lock_guard guard(mu);
-    EXPECT_EQ(holders, (std::vector<std::string>{"r", "a"}));
+    EXPECT_TRUE(holders == (std::vector<std::string>{"r", "t"}) ||
+                holders == (std::vector<std::string>{"r", "a", "t"}))
+        << ::testing::PrintToString(holders);
   }
   auto stored = raw.Call("GET", leases + "/grouped", nullptr, 5s);
   ASSERT_TRUE(stored.ok());
@@ -252,6 +257,41 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
   stored = raw.Call("GET", leases + "/fresh", nullptr, 5s);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ((*stored)["metadata"]["labels"], (nlohmann::json{{"group", "two"}}));
+}
+
+// A leader's watch brings the echo of each of its renewals, which the renewal's reply gave the
+// lock already: events at or below the newest version the lock read or wrote are neither parsed
+// for it nor reported (an echo that arrives before its reply still is). Deterministically: the
+// lock writes before its watch starts, and the watch's first listing holds that version.
+TEST_F(LibraryServerTest, ALocksWatchSkipsWhatItsOwnWritesToldItAlready) {
+  auto cluster = Connect();
+  client::KubeClient& raw = KubeClientOf(*cluster);
+  auto lock = NewLeaseLock(cluster, {"default", "echoes", "a", false});
+  LeaderElectionRecord record;
+  record.holder_identity = "a";
+  record.lease_duration_seconds = 15;
+  ASSERT_TRUE(lock->Create(record, 5s).ok());
+  record.leader_transitions = 1;
+  ASSERT_TRUE(lock->Update(record, 5s).ok());
+  std::mutex mu;
+  std::vector<std::string> holders;
+  auto watch = lock->Watch([&](const ObservedRecord& r) {
+    std::lock_guard guard(mu);
+    holders.push_back(r.record.holder_identity);
+  });
+  ASSERT_NE(watch, nullptr);
+  ASSERT_TRUE(Eventually([&] { return watch->active(); }));  // listed, then watching
+  const std::string path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/echoes";
+  auto current = raw.Call("GET", path, nullptr, 5s);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  (*current)["spec"]["holderIdentity"] = "b";
+  ASSERT_TRUE(raw.Call("PUT", path, &*current, 5s).ok());
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard guard(mu);
+    return !holders.empty() && holders.back() == "b";
+  }));
+  std::lock_guard guard(mu);
+  EXPECT_EQ(holders, (std::vector<std::string>{"b"}));  // the listed "a" was known
 }
 
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
