@@ -11,13 +11,17 @@
 //
 // Every guarantee of Elector holds unchanged (tenure/elector.h). The term's stop token is fired
 // by a timer of its own, not by a pool thread, so a leader stops in time also when every pool
-// thread is stuck in a call to a server that hangs.
+// thread is stuck in a call to a server that hangs. What a pool shares is time: a callback that
+// blocks a pool thread delays the renewals of the pool's other elections (with one thread, its
+// own too: its term then ends as when the server is out of reach), and a std::stop_callback on a
+// term's stop token runs on the clock's timer thread, which now also wakes every election of
+// the process for its next renewal: keep both quick.
 //
 // Callbacks: on_started_leading still runs on a thread of its own, once per term (it may block
 // for the whole term; one that returns at once and watches its stop token with a
 // std::stop_callback costs a short-lived thread). on_stopped_leading, on_error and
 // on_new_leader (in order, one call at a time per elector) run on a pool thread: keep them short,
-// and never stop or destroy an ElectionHandle of the same pool from them.
+// and never stop or destroy an ElectionHandle of the same pool from them, nor the pool itself.
 //
 //   auto pool = tenure::ElectionPool::Create({.threads = 8});
 //   if (!pool.ok()) return fail(pool.status());

@@ -32,12 +32,14 @@
 //   before, as above). A prompt callback makes the handover take milliseconds.
 // - Optional re-contending after a term ends (Spring's waitAfterRenewalFailure).
 //
-// Threads: Run() executes the election on the caller's thread. on_started_leading runs on a
-// thread of its own, once per term, with a stop token that fires when the term ends; the elector
-// waits for it to return only on a graceful handover (above). on_new_leader runs on a notifier
-// thread, once per change of the observed holder (not for an empty holder), in order.
-// on_stopped_leading runs on the Run() thread after the term's stop token fired, only for a term
-// that was held (unlike client-go, which also calls it when leadership was never gained).
+// Threads: Run() executes the election on the caller's thread (an ElectionPool on its threads:
+// tenure/election_pool.h). on_started_leading runs on a thread of its own, once per term, with a
+// stop token that fires when the term ends; the elector waits for it to return only on a graceful
+// handover (above). on_new_leader runs on a notifier thread (on a pool, on its threads), once per
+// change of the observed holder (not for an empty holder), in order. on_stopped_leading runs on
+// the Run() thread (on a pool, a pool thread) after the term's stop token fired, only for a term
+// that was held (unlike client-go, which also calls it when leadership was never gained). An
+// elector runs one election at a time: starting a second while one runs ends the process.
 #pragma once
 
 #include <array>
@@ -199,11 +201,12 @@ class ElectionHandle {
   static Result<ElectionHandle> Start(ElectionConfig config, std::shared_ptr<ElectionPool> pool);
   explicit ElectionHandle(std::unique_ptr<Elector> elector);
   explicit ElectionHandle(std::shared_ptr<Elector> elector);
-  // Runs `elector` on `pool` (not null). An elector runs one election at a time.
+  // Runs `elector` on `pool` (a null pool: on a thread of its own, as above).
   ElectionHandle(std::shared_ptr<Elector> elector, std::shared_ptr<ElectionPool> pool);
   ~ElectionHandle();
   ElectionHandle(ElectionHandle&&) noexcept = default;
-  ElectionHandle& operator=(ElectionHandle&&) noexcept = default;
+  // Stops this handle's election first (as destroying it would), then takes `other`'s.
+  ElectionHandle& operator=(ElectionHandle&& other) noexcept;
   void Stop();
   Elector& elector() { return *elector_; }
   const Elector& elector() const { return *elector_; }
@@ -213,6 +216,8 @@ class ElectionHandle {
   std::shared_ptr<Elector> elector_;
   std::jthread thread_;
   std::shared_ptr<OnPool> on_pool_;
+  // Released on the handle's thread once the election has ended, never on one of its own threads.
+  std::shared_ptr<ElectionPool> pool_;
 };
 
 }  // namespace tenure

@@ -202,9 +202,71 @@ TEST(ElectionPoolTest, AYieldedLeaderCampaignsAgain) {
   handle->elector().Yield();
   ASSERT_TRUE(Eventually([&] { return rec.stopped == 1; }));
   EXPECT_EQ(store->current()->record.holder_identity, "");
+  // Not before recontend_after has passed on the clock.
+  ASSERT_TRUE(clock->WaitForSleepers(1, 10s));
+  EXPECT_EQ(rec.started.load(), 1);
+  EXPECT_EQ(store->current()->record.holder_identity, "");
   ASSERT_TRUE(testing::AdvanceWhenAsleep(*clock, 1500ms, 1, 500ms));
   ASSERT_TRUE(Eventually([&] { return rec.started == 2; }));
   EXPECT_GT(rec.Term(1).fencing_token, rec.Term(0).fencing_token);
+}
+
+// Handles in a vector: erasing one moves the others over it. Each assignment must stop the
+// election it replaces (which releases its lease) before taking the next one's; the elections
+// that moved keep leading.
+TEST(ElectionPoolTest, AHandleAssignedOverStopsItsElectionFirst) {
+  auto pool = Pool(1);
+  std::vector<std::shared_ptr<MemoryLockStore>> stores;
+  std::vector<ElectionHandle> handles;
+  std::atomic<int> started{0}, stopped{0};
+  for (int i = 0; i < 3; ++i) {
+    stores.push_back(std::make_shared<MemoryLockStore>());
+    ElectionConfig c;
+    c.lock = std::make_shared<MemoryLock>(stores.back(), "a");
+    c.release_on_cancel = true;
+    c.callbacks.on_started_leading = [&](std::stop_token, const LeaderTerm&) { ++started; };
+    c.callbacks.on_stopped_leading = [&] { ++stopped; };
+    auto handle = ElectionHandle::Start(std::move(c), pool);
+    ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+    handles.push_back(std::move(*handle));
+  }
+  ASSERT_TRUE(Eventually([&] { return started.load() == 3; }));
+  handles.erase(handles.begin());
+  // The first election has ended and released its lease; the other two moved and lead on.
+  EXPECT_EQ(stopped.load(), 1);
+  EXPECT_EQ(stores[0]->current()->record.holder_identity, "");
+  ASSERT_EQ(handles.size(), 2u);
+  EXPECT_TRUE(handles[0].elector().IsLeader());
+  EXPECT_TRUE(handles[1].elector().IsLeader());
+  EXPECT_EQ(stores[1]->current()->record.holder_identity, "a");
+  EXPECT_EQ(stores[2]->current()->record.holder_identity, "a");
+  handles.clear();
+  EXPECT_EQ(stopped.load(), 3);
+}
+
+// One elector, one election at a time, run on a pool, then on a thread of its own (a null pool),
+// with on_new_leader heard in both.
+TEST(ElectionPoolTest, AnElectorRunsAgainOnAThreadAfterAPool) {
+  auto store = std::make_shared<MemoryLockStore>();
+  ElectionConfig c;
+  c.lock = std::make_shared<MemoryLock>(store, "a");
+  c.release_on_cancel = true;
+  std::atomic<int> started{0}, heard{0};
+  c.callbacks.on_started_leading = [&](std::stop_token, const LeaderTerm&) { ++started; };
+  c.callbacks.on_stopped_leading = [] {};
+  c.callbacks.on_new_leader = [&](const std::string&) { ++heard; };
+  auto elector = Elector::Create(std::move(c));
+  ASSERT_TRUE(elector.ok()) << elector.status().ToString();
+  std::shared_ptr<Elector> shared = std::move(*elector);
+  {
+    auto pool = Pool(1);
+    ElectionHandle on_pool(shared, pool);
+    ASSERT_TRUE(Eventually([&] { return started == 1 && heard == 1; }));
+  }
+  EXPECT_EQ(store->current()->record.holder_identity, "");  // released
+  ElectionHandle on_thread(shared, nullptr);
+  ASSERT_TRUE(Eventually([&] { return started == 2 && heard == 2; }));
+  EXPECT_TRUE(on_thread.elector().IsLeader());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -66,6 +67,20 @@ struct Elector::State {
   // Set for a run on an ElectionPool (with the clock's timers); null while Run blocks a thread.
   election::Executor* executor = nullptr;
   std::shared_ptr<DeadlineTimers> timers;
+  std::atomic<bool> running{false};  // an election runs (Run, or a handle on a pool)
+
+  // Starts a run on `on` (null: the caller's thread). A second run at once is a misuse that
+  // would corrupt the first: the process ends, saying why.
+  void BeginRun(election::Executor* on) {
+    if (running.exchange(true)) {
+      Log(LogLevel::kError, "elector", "an elector runs one election at a time",
+          {{"election", config.name}});
+      std::abort();
+    }
+    executor = on;
+    timers = on != nullptr ? DeadlineTimers::For(config.clock) : nullptr;
+    notifier.RunOn(on);
+  }
   // Waits until `deadline` (true) or until `stop` (false): see election/sleep.h.
   election::SleepAwaiter SleepUntil(Clock::TimePoint deadline, std::stop_token stop) {
     return {executor, timers.get(), clock(), deadline, std::move(stop)};
@@ -662,10 +677,11 @@ Result<std::unique_ptr<Elector>> Elector::Create(ElectionConfig config) {
 
 void Elector::Run(std::stop_token stop) {
   State& st = *state_;
-  st.executor = nullptr;
+  st.BeginRun(nullptr);
   Task<> election = st.Campaign(std::move(stop));
   // No wait suspends without an executor: the election has ended when this returns.
   if (!election.RunHere()) std::terminate();
+  st.running = false;
   election.Result();
 }
 
@@ -742,7 +758,6 @@ ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector)
 
 // An election on a pool: its stop, and when its coroutine has ended.
 struct ElectionHandle::OnPool {
-  std::shared_ptr<ElectionPool> pool;
   std::stop_source stop;
   std::mutex mu;
   std::condition_variable ended_cv;
@@ -750,22 +765,37 @@ struct ElectionHandle::OnPool {
 };
 
 ElectionHandle::ElectionHandle(std::shared_ptr<Elector> elector, std::shared_ptr<ElectionPool> pool)
-    : elector_(std::move(elector)), on_pool_(std::make_shared<OnPool>()) {
-  on_pool_->pool = std::move(pool);
+    : elector_(std::move(elector)), pool_(std::move(pool)) {
+  if (pool_ == nullptr) {
+    thread_ = std::jthread([e = elector_](std::stop_token stop) { e->Run(stop); });
+    return;
+  }
+  on_pool_ = std::make_shared<OnPool>();
   Elector::State& st = *elector_->state_;
-  st.executor = &on_pool_->pool->executor();
-  st.timers = DeadlineTimers::For(st.config.clock);
+  st.BeginRun(&pool_->executor());
+  // The frame ends before `done` runs, and `done` holds no pool: the handle's thread releases it.
   std::coroutine_handle<> start =
-      election::Detach(st.Campaign(on_pool_->stop.get_token()), [on_pool = on_pool_] {
+      election::Detach(st.Campaign(on_pool_->stop.get_token()), [on_pool = on_pool_, state = &st] {
+        state->running = false;
         std::lock_guard lock(on_pool->mu);
         on_pool->ended = true;
         on_pool->ended_cv.notify_all();
       });
-  st.notifier.RunOn(st.executor);
   st.executor->Post([start] { start.resume(); });
 }
 
 ElectionHandle::~ElectionHandle() { Stop(); }
+
+ElectionHandle& ElectionHandle::operator=(ElectionHandle&& other) noexcept {
+  if (this != &other) {
+    Stop();  // this handle's election must end before its elector can be released
+    elector_ = std::move(other.elector_);
+    thread_ = std::move(other.thread_);
+    on_pool_ = std::move(other.on_pool_);
+    pool_ = std::move(other.pool_);
+  }
+  return *this;
+}
 
 void ElectionHandle::Stop() {
   if (thread_.joinable()) {

@@ -17,29 +17,32 @@ LeaderNotifier::~LeaderNotifier() {
     thread_.request_stop();
     queue_->cv.notify_all();
     thread_.join();
-    return;
   }
   std::unique_lock lock(queue_->mu);
   queue_->cv.wait(lock, [&] { return !queue_->delivering; });
 }
 
-void LeaderNotifier::RunOn(Executor* executor) { executor_ = executor; }
+void LeaderNotifier::RunOn(Executor* executor) {
+  if (queue_ == nullptr) return;
+  std::lock_guard lock(queue_->mu);
+  executor_ = executor;
+}
 
 void LeaderNotifier::Notify(std::string identity) {
   if (queue_ == nullptr) return;
-  bool post = false;
+  Executor* post_to = nullptr;
   {
     std::lock_guard lock(queue_->mu);
     queue_->calls.push_back(std::move(identity));
     if (executor_ != nullptr) {
-      post = !queue_->delivering;
+      if (!queue_->delivering) post_to = executor_;
       queue_->delivering = true;
     } else if (!thread_.joinable()) {
       thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
     }
   }
-  if (post) {
-    executor_->Post([queue = queue_] { queue->DeliverAll(); });
+  if (post_to != nullptr) {
+    post_to->Post([queue = queue_] { queue->DeliverAll(); });
   } else {
     queue_->cv.notify_all();
   }

@@ -1,6 +1,7 @@
-// LeaderNotifier: runs on_new_leader calls in order, never on the elector's own path, so a slow
-// callback never blocks the elector: on a thread of its own, started at the first call, or on an
-// election pool's threads (RunOn), one call at a time. Without a callback it does nothing.
+// LeaderNotifier: runs on_new_leader calls in order, never on the elector's own path: on a thread
+// of its own, started at the first call, so that a slow callback never blocks the elector; or on
+// an election pool's threads (RunOn), one call at a time, where a slow callback holds a pool
+// thread. Without a callback it does nothing.
 #pragma once
 
 #include <condition_variable>
@@ -23,7 +24,7 @@ class LeaderNotifier {
   LeaderNotifier(const LeaderNotifier&) = delete;
   LeaderNotifier& operator=(const LeaderNotifier&) = delete;
 
-  // Delivers the calls on `executor` instead of a thread of its own. Before the first Notify.
+  // From now on delivers the calls on `executor` (null: on a thread of its own).
   void RunOn(Executor* executor);
   void Notify(std::string identity);
 
@@ -40,7 +41,7 @@ class LeaderNotifier {
   void Loop(std::stop_token stop);
 
   std::shared_ptr<Queue> queue_;
-  Executor* executor_ = nullptr;
+  Executor* executor_ = nullptr;  // guarded by queue_->mu, as thread_ is
   std::jthread thread_;
 };
 
