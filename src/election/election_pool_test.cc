@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -267,6 +269,52 @@ TEST(ElectionPoolTest, AnElectorRunsAgainOnAThreadAfterAPool) {
   ElectionHandle on_thread(shared, nullptr);
   ASSERT_TRUE(Eventually([&] { return started == 2 && heard == 2; }));
   EXPECT_TRUE(on_thread.elector().IsLeader());
+}
+
+// Coordinated mode on a pool: the controller (the test) assigns the lease, then prefers another
+// holder. The term ends at once through the watch, the leader drains (the lease stays its own
+// while its work runs) and releases only once the work has returned.
+TEST(ElectionPoolTest, APreemptedCoordinatedLeaderDrainsThenReleases) {
+  auto clock = std::make_shared<FakeClock>();
+  auto pool = Pool(1);
+  auto store = std::make_shared<MemoryLockStore>();
+  testing::ElectionRecorder rec;
+  std::mutex mu;
+  std::condition_variable_any cv;
+  bool may_return = false;
+  ElectionConfig c;
+  c.lock = std::make_shared<MemoryLock>(store, "a");
+  c.clock = clock;
+  c.coordinated = true;
+  rec.Attach(c.callbacks);
+  auto record_start = c.callbacks.on_started_leading;
+  c.callbacks.on_started_leading = [&](std::stop_token stop, const LeaderTerm& term) {
+    record_start(stop, term);
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return may_return; });  // work that outlives its stop token
+  };
+  auto handle = ElectionHandle::Start(std::move(c), pool);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  LeaderElectionRecord assigned;
+  assigned.holder_identity = "a";
+  assigned.lease_duration_seconds = 15;
+  assigned.strategy = "OldestEmulationVersion";
+  store->Put(assigned);
+  ASSERT_TRUE(Eventually([&] { return rec.started == 1; }));
+  LeaderElectionRecord preferred = store->current()->record;
+  preferred.preferred_holder = "b";
+  store->Put(preferred);
+  ASSERT_TRUE(Eventually([&] { return rec.Token(0).stop_requested(); }));
+  EXPECT_FALSE(handle->elector().IsLeader());
+  EXPECT_EQ(store->current()->record.holder_identity, "a");  // draining: not released yet
+  EXPECT_EQ(rec.stopped.load(), 0);
+  {
+    std::lock_guard lock(mu);
+    may_return = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(Eventually([&] { return rec.stopped == 1; }));
+  EXPECT_EQ(store->current()->record.holder_identity, "");  // released for the controller
 }
 
 }  // namespace
