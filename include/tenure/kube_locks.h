@@ -34,8 +34,9 @@ struct KubeLockOptions {
   // one election must use the same labels (a candidate watching for labels the object lacks
   // sees no change until it next reads the object; safety does not depend on it). Such a watch
   // cannot tell an object deleted from one that lost the labels, so a deletion is seen at the
-  // next read, not at once. Keys and values as Kubernetes labels; the server refuses others
-  // with 422.
+  // next read, not at once. Keys and values as Kubernetes labels: with others every call of
+  // the lock fails at once with the Invalid Status the server would send (naming the label),
+  // and nothing is sent.
   std::map<std::string, std::string> labels;
 };
 

@@ -21,6 +21,8 @@ std::string MaskTrailingDash(std::string_view name) {
   return std::string(name);
 }
 
+}  // namespace
+
 void ValidateLabels(const json& meta, FieldErrors& errs) {
   const json* labels = Child(meta, "labels");
   if (labels == nullptr || !labels->is_object()) return;
@@ -35,6 +37,8 @@ void ValidateLabels(const json& meta, FieldErrors& errs) {
     }
   }
 }
+
+namespace {
 
 void ValidateAnnotations(const json& meta, FieldErrors& errs) {
   const json* annotations = Child(meta, "annotations");

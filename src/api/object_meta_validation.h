@@ -23,6 +23,9 @@ std::vector<std::string> StringList(const nlohmann::json& object, const char* ke
 // "kubernetes", "orphan", "foregroundDeletion".
 bool IsStandardFinalizer(std::string_view finalizer);
 
+// metadata.labels: each key a qualified name, each value a label value (also the library's
+// check of a lock's labels before it writes any).
+void ValidateLabels(const nlohmann::json& meta, FieldErrors& errs);
 // apimachinery's ValidateObjectMeta of a canonical `meta` with the kind's name rule.
 void ValidateObjectMeta(const nlohmann::json& meta, bool namespaced, NameFn name_fn,
                         FieldErrors& errs);

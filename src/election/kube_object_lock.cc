@@ -3,6 +3,7 @@
 
 #include "api/api_paths.h"
 #include "api/codec.h"
+#include "api/object_meta_validation.h"
 #include "api/resource_version.h"
 #include "election/cluster_access.h"
 
@@ -22,6 +23,11 @@ KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions
   collection_path_ = api::CollectionPath(kind_, version_, options_.namespace_);
   object_path_ = api::ObjectPath(kind_, version_, options_.namespace_, options_.name);
   watch_path_ = collection_path_;
+  // Labels the server would refuse (422 on every write) fail every call at once, with the
+  // server's message, and nothing is sent.
+  api::FieldErrors label_errors;
+  api::internal::ValidateLabels(json{{"labels", options_.labels}}, label_errors);
+  invalid_ = api::InvalidStatus(kind_.qualified_kind(), options_.name, label_errors);
   if (!options_.labels.empty()) {
     std::string selector;
     for (const auto& [key, value] : options_.labels) {
@@ -91,12 +97,14 @@ Result<ObservedRecord> KubeObjectLock::Remember(json object) {
 }
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
+  if (!invalid_.ok()) return invalid_;
   auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout);
   if (!object.ok()) return object.status();
   return Remember(std::move(*object));
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
+  if (!invalid_.ok()) return invalid_;
   json object = NewObject(record);
   AddLabels(object);
   auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
@@ -105,6 +113,7 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
 }
 
 Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
+  if (!invalid_.ok()) return invalid_;
   json object;
   {
     std::lock_guard lock(mu_);
@@ -116,6 +125,7 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
 
 Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& record, int64_t version,
                                                 Timeout timeout) {
+  if (!invalid_.ok()) return invalid_;
   json object;
   {
     std::lock_guard lock(mu_);
@@ -160,6 +170,7 @@ class SubscriptionWatch final : public LockWatch {
 
 std::unique_ptr<LockWatch> KubeObjectLock::Watch(
     std::function<void(const ObservedRecord&)> on_change) {
+  if (!invalid_.ok()) return nullptr;  // its selector would be refused too; calls say why
   auto subscription = KubeClientOf(*cluster_).WatchObject(
       watch_path_, options_.name,
       [this, on_change = std::move(on_change)](const std::string& type, const json& object) {

@@ -72,6 +72,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::string collection_path_;  // ".../namespaces/NS/leases", segments encoded
   std::string object_path_;      // collection_path_ + "/NAME"
   std::string watch_path_;       // collection_path_, with a label selector for the labels
+  Status invalid_;               // labels the server would refuse: every call fails with it
   std::mutex mu_;
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   int64_t cached_version_ = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -257,6 +258,36 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
   stored = raw.Call("GET", leases + "/fresh", nullptr, 5s);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ((*stored)["metadata"]["labels"], (nlohmann::json{{"group", "two"}}));
+}
+
+// Labels the server would refuse fail every call of the lock at once, with the server's own
+// message, and nothing is sent (they would fail every write with 422 and the watch with 400).
+TEST_F(LibraryServerTest, ALockWithLabelsTheServerWouldRefuseFailsAtOnceWithTheServersMessage) {
+  auto cluster = Connect();
+  client::KubeClient& raw = KubeClientOf(*cluster);
+  const std::map<std::string, std::string> bad = {{"bad key", "x"}, {"ok", "not a value!"}};
+  nlohmann::json body = {{"apiVersion", "coordination.k8s.io/v1"},
+                         {"kind", "Lease"},
+                         {"metadata", {{"name", "labelled"}, {"labels", bad}}}};
+  auto refused =
+      raw.Call("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", &body, 5s);
+  ASSERT_EQ(refused.status().reason(), Reason::kInvalid) << refused.status().ToString();
+
+  KubeLockOptions options{"default", "labelled", "a", false};
+  options.labels = bad;
+  auto lock = NewLeaseLock(cluster, options);
+  const uint64_t requests = raw.requests();
+  LeaderElectionRecord record;
+  record.holder_identity = "a";
+  record.lease_duration_seconds = 15;
+  auto created = lock->Create(record, 5s);
+  EXPECT_EQ(created.status().reason(), Reason::kInvalid);
+  EXPECT_EQ(created.status().message(), refused.status().message());
+  EXPECT_EQ(lock->Get(5s).status().reason(), Reason::kInvalid);
+  EXPECT_EQ(lock->Update(record, 5s).status().reason(), Reason::kInvalid);
+  EXPECT_EQ(lock->UpdateAt(record, 1, 5s).status().reason(), Reason::kInvalid);
+  EXPECT_EQ(lock->Watch([](const ObservedRecord&) {}), nullptr);
+  EXPECT_EQ(raw.requests(), requests);
 }
 
 // A leader's watch brings the echo of each of its renewals, which the renewal's reply gave the
