@@ -36,6 +36,26 @@ class LibraryServerTest : public ::testing::Test {
     return *cluster;
   }
 
+  // The holders a lock's watch reported, in order.
+  struct ReportedHolders {
+    std::mutex mu;
+    std::vector<std::string> holders;
+    std::vector<std::string> Get() {
+      std::lock_guard guard(mu);
+      return holders;
+    }
+  };
+  // `lock`'s watch, once it is active, reporting into `seen`.
+  static std::unique_ptr<LockWatch> WatchHolders(Lock& lock, ReportedHolders& seen) {
+    auto watch = lock.Watch([&seen](const ObservedRecord& r) {
+      std::lock_guard guard(seen.mu);
+      seen.holders.push_back(r.record.holder_identity);
+    });
+    EXPECT_NE(watch, nullptr);
+    EXPECT_TRUE(watch != nullptr && Eventually([&] { return watch->active(); }));
+    return watch;
+  }
+
   struct Candidate {
     std::string id;
     std::shared_ptr<Elector> elector;
@@ -199,14 +219,9 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
   KubeLockOptions options{"default", "grouped", "a", false};
   options.labels = {{"group", "one"}, {"tier", "x"}};
   auto lock = NewLeaseLock(cluster, options);
-  std::mutex mu;
-  std::vector<std::string> holders;
-  auto watch = lock->Watch([&](const ObservedRecord& r) {
-    std::lock_guard guard(mu);
-    holders.push_back(r.record.holder_identity);
-  });
+  ReportedHolders seen;
+  auto watch = WatchHolders(*lock, seen);
   ASSERT_NE(watch, nullptr);
-  ASSERT_TRUE(Eventually([&] { return watch->active(); }));
   // Changes of the object without the lock's labels do not reach its watch; one that gives it
   // them does (ADDED: it enters the selection).
   auto put = [&](const std::string& holder, bool labelled) {
@@ -219,14 +234,8 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
   };
   put("q", false);
   put("r", true);
-  ASSERT_TRUE(Eventually([&] {
-    std::lock_guard guard(mu);
-    return !holders.empty();
-  }));
-  {
-    std::lock_guard guard(mu);
-    EXPECT_EQ(holders.front(), "r");
-  }
+  ASSERT_TRUE(Eventually([&] { return !seen.Get().empty(); }));
+  EXPECT_EQ(seen.Get().front(), "r");
   // The lock's own writes put its labels back on an object that lost them. Losing them is a
   // DELETED on the lock's watch, which does not say the lease is free: not reported. The echo of
   // the lock's own write is reported only when it arrives before the write's reply (which told
@@ -238,16 +247,11 @@ TEST_F(LibraryServerTest, ALockWithLabelsKeepsThemAndWatchesOnlyObjectsThatCarry
   record.lease_duration_seconds = 15;
   ASSERT_TRUE(lock->Update(record, 5s).ok());
   put("t", true);
-  ASSERT_TRUE(Eventually([&] {
-    std::lock_guard guard(mu);
-    return holders.back() == "t";  // in the selection
-  }));
-  {
-    std::lock_guard guard(mu);
-    EXPECT_TRUE(holders == (std::vector<std::string>{"r", "t"}) ||
-                holders == (std::vector<std::string>{"r", "a", "t"}))
-        << ::testing::PrintToString(holders);
-  }
+  ASSERT_TRUE(Eventually([&] { return seen.Get().back() == "t"; }));  // in the selection
+  std::vector<std::string> holders = seen.Get();
+  EXPECT_TRUE(holders == (std::vector<std::string>{"r", "t"}) ||
+              holders == (std::vector<std::string>{"r", "a", "t"}))
+      << ::testing::PrintToString(holders);
   auto stored = raw.Call("GET", leases + "/grouped", nullptr, 5s);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ((*stored)["metadata"]["labels"], (nlohmann::json{{"group", "one"}, {"tier", "x"}}));
@@ -304,25 +308,16 @@ TEST_F(LibraryServerTest, ALocksWatchSkipsWhatItsOwnWritesToldItAlready) {
   ASSERT_TRUE(lock->Create(record, 5s).ok());
   record.leader_transitions = 1;
   ASSERT_TRUE(lock->Update(record, 5s).ok());
-  std::mutex mu;
-  std::vector<std::string> holders;
-  auto watch = lock->Watch([&](const ObservedRecord& r) {
-    std::lock_guard guard(mu);
-    holders.push_back(r.record.holder_identity);
-  });
+  ReportedHolders seen;
+  auto watch = WatchHolders(*lock, seen);  // listed, then watching
   ASSERT_NE(watch, nullptr);
-  ASSERT_TRUE(Eventually([&] { return watch->active(); }));  // listed, then watching
   const std::string path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/echoes";
   auto current = raw.Call("GET", path, nullptr, 5s);
   ASSERT_TRUE(current.ok()) << current.status().ToString();
   (*current)["spec"]["holderIdentity"] = "b";
   ASSERT_TRUE(raw.Call("PUT", path, &*current, 5s).ok());
-  ASSERT_TRUE(Eventually([&] {
-    std::lock_guard guard(mu);
-    return !holders.empty() && holders.back() == "b";
-  }));
-  std::lock_guard guard(mu);
-  EXPECT_EQ(holders, (std::vector<std::string>{"b"}));  // the listed "a" was known
+  ASSERT_TRUE(Eventually([&] { return !seen.Get().empty() && seen.Get().back() == "b"; }));
+  EXPECT_EQ(seen.Get(), (std::vector<std::string>{"b"}));  // the listed "a" was known
 }
 
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
