@@ -179,14 +179,14 @@ def metric(text: str, name: str) -> float:
 class Store:
     """A fresh `tenure serve` on SQLite, or on a one-member etcd started here."""
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, extra_flags: list[str] | None = None):
         self.kind = kind
         self.etcd: EtcdCluster | None = None
         args: list[str] = []
         if kind == "etcd":
             self.etcd = EtcdCluster(1).start()
             args = ["--store", "etcd", "--etcd-endpoints", self.etcd.urls[0], "--etcd-prefix", "/registry"]
-        self.server = Server(args).start()
+        self.server = Server(args + (extra_flags or [])).start()
         self.pid = self.server.proc.pid
         self.api = self.server.client()
 
@@ -238,7 +238,7 @@ def group_of(args, i: int) -> str:
 def steady_run(args, store_kind: str, n: int) -> dict:
     binary = os.path.join(args.build, "bench", "scale_candidates")
     check_threads(2 * n)
-    store = Store(store_kind)
+    store = Store(store_kind, args.server_flag)
     procs: list[Candidates] = []
     try:
         time.sleep(2)
@@ -285,7 +285,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
             "kind": "steady", "store": store_kind, "elections": n, "electors": 2 * n,
             "connections": args.connections or "default",
             "candidate_malloc": args.candidate_malloc, "watch_scope": args.watch_scope,
-            "pool_threads": args.pool_threads,
+            "pool_threads": args.pool_threads, "server_flags": args.server_flag,
             "processes": len(procs), "seconds": round(elapsed, 1),
             "server_cpu_pct": round(100 * (cpu1 - cpu0) / elapsed, 1),
             "server_rss_mib": round(rss_end / 1024, 1), "server_rss_peak_mib": round(rss_peak / 1024, 1),
@@ -317,7 +317,7 @@ def steady_run(args, store_kind: str, n: int) -> dict:
 def failover_run(args, store_kind: str, m: int) -> dict:
     binary = os.path.join(args.build, "bench", "scale_candidates")
     check_threads(2 * m)
-    store = Store(store_kind)
+    store = Store(store_kind, args.server_flag)
     leader = follower = None
     try:
         leader = Candidates(binary, store.server.kubeconfig, "a0", 0, m, args, group_of(args, 0))
@@ -404,6 +404,8 @@ def main() -> None:
                     help="each candidate process's ClusterOptions::max_connections (0: the library's default)")
     ap.add_argument("--candidate-malloc", choices=["system", "jemalloc"], default="system",
                     help="the candidate processes' allocator: glibc's, or Debian's libjemalloc preloaded")
+    ap.add_argument("--server-flag", action="append", default=[],
+                    help="a flag for tenure serve, e.g. --server-flag=--watch-history-min-age=2s (repeatable)")
     ap.add_argument("--pool-threads", type=int, default=0,
                     help="run each candidate process's electors on an ElectionPool of this many "
                          "threads (0: a thread per elector)")
