@@ -15,8 +15,9 @@
 //   with Conflict without a request; the elector then reads and updates.
 // - Every call returns within `timeout` (Timeout or Unavailable otherwise).
 // - Watch is optional: a lock that can observe changes calls `on_change` with the new record
-//   after each one (in order, from any thread) until the returned handle is destroyed. nullptr
-//   means: not supported (the elector then polls every retry period).
+//   after each one (in order, from any thread) until the returned handle is destroyed. It may
+//   leave out the echo of this lock's own Create or Update (whose result that call returned).
+//   nullptr means: not supported (the elector then polls every retry period).
 // Implementations must be safe to call from several threads.
 #pragma once
 

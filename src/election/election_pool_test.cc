@@ -317,5 +317,60 @@ TEST(ElectionPoolTest, APreemptedCoordinatedLeaderDrainsThenReleases) {
   EXPECT_EQ(store->current()->record.holder_identity, "");  // released for the controller
 }
 
+// An elector that ran on a thread, then runs on a pool: on_new_leader calls still come one at a
+// time and in order (the first run's notifier thread must not deliver beside the pool).
+TEST(ElectionPoolTest, LeaderCallsStayOneAtATimeWhenAnElectorMovesToAPool) {
+  auto store = std::make_shared<MemoryLockStore>();
+  ElectionConfig c;
+  c.lock = std::make_shared<MemoryLock>(store, "a");
+  c.release_on_cancel = true;
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::vector<std::string> heard;
+  bool hold = false, overlapped = false;
+  int in_call = 0;
+  c.callbacks.on_started_leading = [](std::stop_token, const LeaderTerm&) {};
+  c.callbacks.on_stopped_leading = [] {};
+  c.callbacks.on_new_leader = [&](const std::string& leader) {
+    std::unique_lock lock(mu);
+    if (++in_call > 1) overlapped = true;
+    heard.push_back(leader);
+    cv.notify_all();
+    cv.wait(lock, [&] { return !hold; });
+    --in_call;
+  };
+  auto elector = Elector::Create(std::move(c));
+  ASSERT_TRUE(elector.ok()) << elector.status().ToString();
+  std::shared_ptr<Elector> shared = std::move(*elector);
+  auto heard_count = [&] {
+    std::lock_guard lock(mu);
+    return heard.size();
+  };
+  {
+    ElectionHandle on_thread(shared, nullptr);
+    ASSERT_TRUE(Eventually([&] { return heard_count() == 1; }));
+  }
+  {
+    std::lock_guard lock(mu);
+    hold = true;  // the pool run's first call waits
+  }
+  ElectionHandle on_pool(shared, Pool(2));
+  ASSERT_TRUE(Eventually([&] { return heard_count() == 2; }));
+  LeaderElectionRecord other = store->current()->record;
+  other.holder_identity = "b";
+  store->Put(other);  // a second change while the first call still runs
+  // Given a moment, the second call must not start beside the first.
+  EXPECT_FALSE(Eventually([&] { return heard_count() == 3; }, std::chrono::milliseconds(500)));
+  {
+    std::lock_guard lock(mu);
+    hold = false;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(Eventually([&] { return heard_count() == 3; }));
+  std::lock_guard lock(mu);
+  EXPECT_FALSE(overlapped);
+  EXPECT_EQ(heard, (std::vector<std::string>{"a", "a", "b"}));
+}
+
 }  // namespace
 }  // namespace tenure

@@ -84,7 +84,7 @@ json WithoutManagedFields(json object) {
 
 }  // namespace
 
-Result<ObservedRecord> KubeObjectLock::Remember(json object) {
+Result<ObservedRecord> KubeObjectLock::Remember(json object, bool own_write) {
   auto record = ReadRecord(object);
   if (!record.ok()) return record;
   json kept = WithoutManagedFields(std::move(object));
@@ -92,7 +92,7 @@ Result<ObservedRecord> KubeObjectLock::Remember(json object) {
   cached_ = std::move(kept);
   cached_version_ = record->version;
   auto version = static_cast<uint64_t>(record->version);
-  if (version > known_version_->load()) known_version_->store(version);
+  if (own_write && version > known_version_->load()) known_version_->store(version);
   return record;
 }
 
@@ -100,7 +100,7 @@ Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
   auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout);
   if (!object.ok()) return object.status();
-  return Remember(std::move(*object));
+  return Remember(std::move(*object), /*own_write=*/false);
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
@@ -109,7 +109,7 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
   AddLabels(object);
   auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
   if (!created.ok()) return created.status();
-  return Remember(std::move(*created));
+  return Remember(std::move(*created), /*own_write=*/true);
 }
 
 Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
@@ -147,7 +147,7 @@ Result<ObservedRecord> KubeObjectLock::Put(json base, const LeaderElectionRecord
   AddLabels(base);
   auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &base, timeout);
   if (!updated.ok()) return updated.status();
-  return Remember(std::move(*updated));
+  return Remember(std::move(*updated), /*own_write=*/true);
 }
 
 namespace {

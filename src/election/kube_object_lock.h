@@ -53,8 +53,9 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   const KubeLockOptions& options() const { return options_; }
 
  private:
-  // Takes in what the server returned; a reply whose record cannot be read is not kept.
-  Result<ObservedRecord> Remember(nlohmann::json object);
+  // Takes in what the server returned; a reply whose record cannot be read is not kept. The
+  // reply to a write of this lock (`own_write`) also tells its watch to skip that write's echo.
+  Result<ObservedRecord> Remember(nlohmann::json object, bool own_write);
   // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
   Result<ObservedRecord> Put(nlohmann::json base, const LeaderElectionRecord& record,
                              Timeout timeout);
@@ -77,8 +78,9 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::optional<nlohmann::json> cached_;  // the object as last read or written
   int64_t cached_version_ = 0;
   std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
-  // The newest version read or written: the watch skips events at or below it (the echoes of
-  // this lock's own writes), unparsed.
+  // The newest version this lock wrote: the watch skips events at or below it (the echoes of
+  // its own writes), unparsed. Not raised by reads: a read's caller may not observe what it
+  // read, and must not lose the watch's report of it.
   std::shared_ptr<std::atomic<uint64_t>> known_version_ =
       std::make_shared<std::atomic<uint64_t>>(0);
   client::EventRecorder events_;

@@ -24,7 +24,16 @@ LeaderNotifier::~LeaderNotifier() {
 
 void LeaderNotifier::RunOn(Executor* executor) {
   if (queue_ == nullptr) return;
-  std::lock_guard lock(queue_->mu);
+  // The deliveries of an earlier run end first, on its thread or its executor, so that two
+  // never run at once or out of order. (No call comes in between runs.)
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    queue_->cv.notify_all();
+    thread_.join();
+    thread_ = std::jthread();  // started again at the next call without an executor
+  }
+  std::unique_lock lock(queue_->mu);
+  queue_->cv.wait(lock, [&] { return !queue_->delivering; });
   executor_ = executor;
 }
 

@@ -24,7 +24,8 @@ class LeaderNotifier {
   LeaderNotifier(const LeaderNotifier&) = delete;
   LeaderNotifier& operator=(const LeaderNotifier&) = delete;
 
-  // From now on delivers the calls on `executor` (null: on a thread of its own).
+  // From now on delivers the calls on `executor` (null: on a thread of its own), once those
+  // delivered so far have run. Between runs of the elector: no Notify comes meanwhile.
   void RunOn(Executor* executor);
   void Notify(std::string identity);
 
