@@ -45,11 +45,13 @@ std::string TextWithoutManagedFields(const json& object) {
 
 }  // namespace
 
-Informer::Informer(KubeClient& client, std::string collection_path, Handler handler, Keep keep)
+Informer::Informer(KubeClient& client, std::string collection_path, Handler handler, Keep keep,
+                   ObjectFilter wants)
     : handler_(std::move(handler)), keep_(keep) {
   subscription_ = client.WatchCollection(
       collection_path,
-      [this](const std::string& type, const json& object) { OnEvent(type, object); });
+      [this](const std::string& type, const json& object) { OnEvent(type, object); },
+      std::move(wants));
 }
 
 Informer::~Informer() { Stop(); }
@@ -106,6 +108,7 @@ bool Informer::Store(const Key& key, const json& object) {
     stored.object = object;
   } else {
     stored.text = TextWithoutManagedFields(object);
+    stored.text.shrink_to_fit();  // kept for long: without the room left by appending
   }
   return true;
 }
@@ -158,6 +161,11 @@ void Informer::Remember(const json& object) {
   if (it == objects_.end() || KnownOlder(it->second.version, ResourceVersionOf(object))) {
     Store(key, object);
   }
+}
+
+void Informer::Forget(const std::string& namespace_, const std::string& name) {
+  std::lock_guard lock(mu_);
+  objects_.erase({namespace_, name});
 }
 
 }  // namespace tenure::client

@@ -11,6 +11,10 @@
 // (a third of a Lease), as client-go's informers strip them: who owns which field is the server's
 // business, and an update sent without them keeps the stored ones. ADDED and MODIFIED handlers
 // still see them; DELETED gets the kept copy.
+// With a filter (`wants`, see KubeClient::WatchCollection) the copy holds only the objects it
+// accepts, and an event of another object is not even parsed: for a controller that manages a
+// few objects of a large collection. What the filter turned away is not brought back when it
+// starts to accept an object: read that object then (and Remember it).
 // Thread-safe.
 #pragma once
 
@@ -33,7 +37,7 @@ class Informer {
   enum class Keep { kParsed, kText };
 
   Informer(KubeClient& client, std::string collection_path, Handler handler,
-           Keep keep = Keep::kParsed);
+           Keep keep = Keep::kParsed, ObjectFilter wants = nullptr);
   ~Informer();  // Stop()
   // Ends the deliveries: no handler call after it returns; the copy stays readable.
   void Stop();
@@ -52,6 +56,9 @@ class Informer {
   // copy already holds the same or a newer resourceVersion: the next decision then starts from
   // it without waiting for the watch. No handler call.
   void Remember(const nlohmann::json& object);
+  // Drops the copy of an object (no handler call): one the filter no longer accepts, whose
+  // copy would otherwise grow stale while it keeps its memory.
+  void Forget(const std::string& namespace_, const std::string& name);
 
  private:
   using Key = std::pair<std::string, std::string>;  // namespace, name

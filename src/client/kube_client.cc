@@ -246,8 +246,9 @@ std::unique_ptr<Subscription> KubeClient::WatchObject(
 }
 
 std::unique_ptr<Subscription> KubeClient::WatchCollection(const std::string& collection_path,
-                                                          ObjectEventHandler handler) {
-  return watches_->Subscribe(collection_path, "", std::move(handler));
+                                                          ObjectEventHandler handler,
+                                                          ObjectFilter wants) {
+  return watches_->Subscribe(collection_path, "", std::move(handler), nullptr, std::move(wants));
 }
 
 Result<std::string> ServedLeaseCandidateVersion(KubeClient& client,

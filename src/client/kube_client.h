@@ -35,6 +35,10 @@ class WatchMultiplexer;
 // Receives the watch events of one object: type is ADDED, MODIFIED or DELETED.
 using ObjectEventHandler =
     std::function<void(const std::string& type, const nlohmann::json& object)>;
+// Whether a collection subscriber wants the events of the object `name` in `namespace_` ("" for
+// a cluster-scoped one). Asked on the watch thread, before an event is parsed, for every event
+// and listed object: it must be quick, must not block and must not call the client.
+using ObjectFilter = std::function<bool(const std::string& namespace_, const std::string& name)>;
 
 class Subscription {
  public:
@@ -71,8 +75,12 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   // "/apis/coordination.k8s.io/v1/leases"), from the same shared stream. The handler first gets
   // the current state (each object as MODIFIED) and then ("SYNCED", {}); after every later
   // relist too (objects gone meanwhile come as DELETED with only namespace and name).
+  // With `wants`, only the objects it accepts reach the handler (SYNCED always does), and an
+  // event no subscriber of the stream wants is not parsed: a filter that starts to accept an
+  // object later does not bring back what it turned away, so its caller reads that object.
   std::unique_ptr<Subscription> WatchCollection(const std::string& collection_path,
-                                                ObjectEventHandler handler);
+                                                ObjectEventHandler handler,
+                                                ObjectFilter wants = nullptr);
 
   const ClusterConfig& config() const { return config_; }
   // Requests sent (watch streams counted once per start): for tests and benchmarks.

@@ -26,13 +26,14 @@ class CollectionWatch {
 
   // `name` "" subscribes to every object of the collection (and to "SYNCED").
   int Add(const std::string& name, ObjectEventHandler handler,
-          std::shared_ptr<const std::atomic<uint64_t>> known) {
+          std::shared_ptr<const std::atomic<uint64_t>> known, ObjectFilter wants) {
     std::lock_guard lock(mu_);
     int id = next_id_++;
     auto entry = std::make_shared<Entry>();
     entry->name = name;
     entry->handler = std::move(handler);
     entry->known = std::move(known);
+    entry->wants = std::move(wants);
     entries_[id] = entry;
     if (name.empty()) {
       collection_subscribers_[id] = entry;
@@ -99,11 +100,17 @@ class CollectionWatch {
     ObjectEventHandler handler;
     // The newest version of the object the subscriber has (null: it wants every event).
     std::shared_ptr<const std::atomic<uint64_t>> known;
+    // A collection subscriber's choice of objects (null: all of them).
+    ObjectFilter wants;
     std::mutex mu;
     bool alive = true;
     // Whether an event at `version` (0: none that orders) is news to this subscriber.
     bool Wants(uint64_t version) const {
       return known == nullptr || version == 0 || version > known->load(std::memory_order_relaxed);
+    }
+    // Whether this collection subscriber takes events of the object.
+    bool Takes(const std::string& namespace_, const std::string& name) const {
+      return wants == nullptr || wants(namespace_, name);
     }
   };
 
@@ -112,11 +119,13 @@ class CollectionWatch {
   // for the event's own subscribers only, not for every subscriber.
   // `version`: the event's resourceVersion as a number (0 when it has none that orders).
   void Deliver(const std::string& type, const json& object, uint64_t version) {
-    std::string name = object.value("/metadata/name"_json_pointer, std::string());
+    const auto [namespace_, name] = KeyOf(object);
     std::vector<std::shared_ptr<Entry>> targets;
     {
       std::lock_guard lock(mu_);
-      for (const auto& [id, e] : collection_subscribers_) targets.push_back(e);
+      for (const auto& [id, e] : collection_subscribers_) {
+        if (type == "SYNCED" || e->Takes(namespace_, name)) targets.push_back(e);
+      }
       if (type != "SYNCED") {
         if (auto named = by_name_.find(name); named != by_name_.end()) {
           for (const auto& [id, e] : named->second) {
@@ -131,10 +140,12 @@ class CollectionWatch {
     }
   }
 
-  // Whether any subscriber would receive an event about `name` at `version`.
-  bool Wanted(const std::string& name, uint64_t version) {
+  // Whether any subscriber would receive an event about the object at `version`.
+  bool Wanted(const std::string& namespace_, const std::string& name, uint64_t version) {
     std::lock_guard lock(mu_);
-    if (!collection_subscribers_.empty()) return true;
+    for (const auto& [id, e] : collection_subscribers_) {
+      if (e->Takes(namespace_, name)) return true;
+    }
     auto named = by_name_.find(name);
     if (named == by_name_.end()) return false;
     for (const auto& [id, e] : named->second) {
@@ -285,7 +296,7 @@ class CollectionWatch {
         // but whose rest does not is skipped, and the resume point does not move past it.
         json event;
         const uint64_t version = VersionNumber(head.resource_version);
-        if (type != "BOOKMARK" && Wanted(head.name, version)) {
+        if (type != "BOOKMARK" && Wanted(head.namespace_, head.name, version)) {
           event = json::parse(*line, nullptr, false);
           if (!event.is_object()) continue;
         }
@@ -375,11 +386,11 @@ WatchMultiplexer::~WatchMultiplexer() {
 
 std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(
     const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
-    std::shared_ptr<const std::atomic<uint64_t>> known) {
+    std::shared_ptr<const std::atomic<uint64_t>> known, ObjectFilter wants) {
   std::lock_guard lock(mu_);
   auto& watch = watches_[collection_path];
   if (!watch) watch = std::make_shared<CollectionWatch>(client_, collection_path);
-  int id = watch->Add(name, std::move(handler), std::move(known));
+  int id = watch->Add(name, std::move(handler), std::move(known), std::move(wants));
   return std::make_unique<MultiplexedSubscription>(*this, collection_path, id, watch);
 }
 

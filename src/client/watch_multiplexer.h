@@ -24,9 +24,10 @@ class WatchMultiplexer {
   explicit WatchMultiplexer(KubeClient& client);
   ~WatchMultiplexer();
   // `known`: see KubeClient::WatchObject (null: every event of the object is delivered).
+  // `wants`, for a collection subscriber (name ""): see KubeClient::WatchCollection.
   std::unique_ptr<Subscription> Subscribe(
       const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
-      std::shared_ptr<const std::atomic<uint64_t>> known = nullptr);
+      std::shared_ptr<const std::atomic<uint64_t>> known = nullptr, ObjectFilter wants = nullptr);
   void Unsubscribe(const std::string& collection_path, int id);
 
  private:

@@ -21,6 +21,8 @@ std::string ControllerMetrics::Render() const {
          "Whether this replica runs the coordinated election controller (1) or not (0).", leading);
   Family(out, "tenure_coordination_candidates", "gauge", "LeaseCandidates in the cache.",
          candidates);
+  Family(out, "tenure_coordination_leases", "gauge",
+         "Leases in the cache: those that LeaseCandidates run for.", leases);
   Family(out, "tenure_coordination_reconciles_total", "counter",
          "Reconciles of leases that have candidates.", reconciles);
   Family(out, "tenure_coordination_pings_total", "counter", "Pings sent to candidates.", pings);

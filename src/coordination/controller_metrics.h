@@ -1,7 +1,10 @@
 // ControllerMetrics: counters of the coordinated election controller, rendered in the Prometheus
 // text format (0.0.4) for a /metrics endpoint:
 //   tenure_coordination_leading                      gauge: 1 while this replica runs the
-//   controller tenure_coordination_candidates                   gauge: LeaseCandidates in the cache
+//                                                    controller
+//   tenure_coordination_candidates                   gauge: LeaseCandidates in the cache
+//   tenure_coordination_leases                       gauge: Leases in the cache (those that
+//                                                    candidates run for)
 //   tenure_coordination_reconciles_total             counter: reconciles of leases with candidates
 //   tenure_coordination_pings_total                  counter: pings sent
 //   tenure_coordination_elections_total              counter: holders assigned
@@ -22,6 +25,7 @@ namespace tenure::coordination {
 struct ControllerMetrics {
   std::atomic<int64_t> leading{0};
   std::atomic<int64_t> candidates{0};
+  std::atomic<int64_t> leases{0};
   std::atomic<uint64_t> reconciles{0};
   std::atomic<uint64_t> pings{0};
   std::atomic<uint64_t> elections{0};

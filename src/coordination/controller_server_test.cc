@@ -430,6 +430,48 @@ TEST_F(ControllerServerTest, AStalePreferredHolderOfAValidLeaseIsClearedWithAnEv
   EXPECT_EQ(controller_->metrics().preferred_holder_cleared.load(), 1u);
 }
 
+// The controller keeps only the Leases that candidates run for: the events of "lease" are turned
+// away until its first candidate appears, and it is read then. Otherwise the controller would
+// take it for absent (and try to create it) until its holder wrote it again.
+TEST_F(ControllerServerTest, ALeaseIsReadWhenItGetsItsFirstCandidate) {
+  // A managed lease first, so that the controller's watches are known to run.
+  json w = CandidateObject("v1beta1", "w", "1.33.0", "1.33.0");
+  w["spec"]["leaseName"] = "warmup";
+  ASSERT_TRUE(client().Call("POST", kCandidates, &w, 5s).ok());
+  StartController();
+  ASSERT_TRUE(Eventually([&] { return Lease("warmup").has_value(); }));
+
+  PutLease("a", "ghost", 3600, 0s);
+  json unmanaged = {{"apiVersion", "coordination.k8s.io/v1"},
+                    {"kind", "Lease"},
+                    {"metadata", {{"name", "unmanaged"}}},
+                    {"spec", {{"holderIdentity", "someone"}}}};
+  ASSERT_TRUE(client().Call("POST", kLeases, &unmanaged, 5s).ok());
+  // A change of the managed lease, written after both: once the controller has reconciled for
+  // it, the events of "lease" and "unmanaged" have come through the same stream before it.
+  const uint64_t reconciles = controller_->metrics().reconciles.load();
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto warmup = Lease("warmup");
+    ASSERT_TRUE(warmup);
+    (*warmup)["metadata"]["labels"]["touched"] = "yes";
+    if (client().Call("PUT", std::string(kLeases) + "/warmup", &*warmup, 5s).ok()) break;
+  }
+  ASSERT_TRUE(Eventually([&] { return controller_->metrics().reconciles.load() > reconciles; }));
+
+  AddCandidate("a", "1.33.0", "1.33.0");
+  ASSERT_TRUE(Eventually([&] {
+    return HasEvent("PreferredHolderCleared",
+                    "preferredHolder ghost cleared: its candidate is gone, expired or not "
+                    "answering pings; a keeps the lease");
+  }));
+  EXPECT_EQ(Field("/spec/preferredHolder"), "");
+  EXPECT_EQ(Field("/spec/holderIdentity"), "a");
+  EXPECT_EQ(controller_->metrics().errors.load(), 0u);
+  // The unmanaged Lease is not in the controller's copy.
+  ASSERT_TRUE(Eventually([&] { return controller_->metrics().leases.load() == 2; }))
+      << controller_->metrics().leases.load();
+}
+
 // A candidate's deletion reconciles its lease at once, not at the next requeue (an hour away
 // here) or the next write of the lease: the preferredHolder naming it is cleared.
 TEST_F(ControllerServerTest, DeletingACandidateReconcilesItsLease) {

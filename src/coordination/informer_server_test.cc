@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 
 #include "election/cluster_access.h"
 #include "tenure/testing/waits.h"
@@ -113,6 +114,52 @@ TEST_F(InformerServerTest, ALateCollectionSubscriberGetsTheWholeCollection) {
   CreateLease("default", "third", "c");
   ASSERT_TRUE(Eventually([&] { return seen.Has("ADDED default/third c"); }));
   EXPECT_EQ(object_events.load(), before);
+}
+
+TEST_P(InformerKeepTest, AFilteredCopyHoldsAndReportsOnlyTheObjectsItsFilterAccepts) {
+  std::mutex mu;
+  std::set<std::string> wanted = {"a"};
+  auto want = [&](const std::string& name) {
+    std::lock_guard lock(mu);
+    wanted.insert(name);
+  };
+  json a = CreateLease("default", "a", "x");
+  json b = CreateLease("default", "b", "x");
+  Seen seen;
+  Informer informer(
+      client(), Path("default"), [&](const std::string& type, const json& o) { seen.Add(type, o); },
+      GetParam(),
+      [&](const std::string& ns, const std::string& name) {
+        std::lock_guard lock(mu);
+        return ns == "default" && wanted.count(name) > 0;
+      });
+  ASSERT_TRUE(Eventually([&] { return informer.synced() && informer.active(); }));
+  EXPECT_TRUE(seen.Has("ADDED default/a x"));
+  EXPECT_FALSE(seen.Has("ADDED default/b x"));
+  EXPECT_EQ(informer.size(), 1u);
+
+  // b's change is turned away; a's, written after it, arrives, so b's had its chance.
+  b["spec"]["holderIdentity"] = "y";
+  auto b2 = client().Call("PUT", Path("default") + "/b", &b, 5s);
+  ASSERT_TRUE(b2.ok());
+  a["spec"]["holderIdentity"] = "y";
+  ASSERT_TRUE(client().Call("PUT", Path("default") + "/a", &a, 5s).ok());
+  ASSERT_TRUE(Eventually([&] { return seen.Has("MODIFIED default/a y"); }));
+  EXPECT_FALSE(seen.Has("ADDED default/b y"));
+  EXPECT_FALSE(informer.Get("default", "b"));
+
+  // Accepted from now on: what was turned away is not brought back, later events are.
+  want("b");
+  EXPECT_FALSE(informer.Get("default", "b"));
+  json b3 = *b2;
+  b3["spec"]["holderIdentity"] = "z";
+  ASSERT_TRUE(client().Call("PUT", Path("default") + "/b", &b3, 5s).ok());
+  ASSERT_TRUE(Eventually([&] { return seen.Has("ADDED default/b z"); }));
+  EXPECT_EQ(informer.size(), 2u);
+
+  informer.Forget("default", "a");
+  EXPECT_FALSE(informer.Get("default", "a"));
+  EXPECT_EQ(informer.size(), 1u);
 }
 
 TEST_P(InformerKeepTest, RememberKeepsTheNewestVersion) {

@@ -1,6 +1,8 @@
 // Reconciler: the work loop of the coordinated election controller. It keeps caches of every
-// LeaseCandidate and Lease (all namespaces, list + watch), queues the key namespace/leaseName
-// whenever a candidate or lease changes, and one worker applies Decide (decision.h) to each key:
+// LeaseCandidate and of the Leases they run for (all namespaces, list + watch; the events of
+// other Leases are turned away unparsed, and a Lease is read from the server when it gets its
+// first candidate), queues the key namespace/leaseName whenever a candidate or lease changes,
+// and one worker applies Decide (decision.h) to each key:
 // pings (in parallel), the lease write (only on change, with optimistic concurrency: a conflict
 // just requeues), Events on the Lease, one log line per decision, metrics. Expired candidates
 // are deleted every gc_interval. It talks to the API only through a KubeClient, so it works
@@ -12,7 +14,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -71,6 +75,11 @@ class Reconciler {
   void Notify(const std::string& ns, const std::string& name, const Decision& decision,
               bool written);
   void Retry(const std::string& key);
+  // The lease of `key` gets its first candidate: its copy is read at its next reconcile.
+  void MarkUnread(const std::string& key);
+  bool TakeUnread(const std::string& key);
+  // Reads the lease into the Lease copy (or drops the copy when the lease is gone).
+  Status ReadLease(const std::string& ns, const std::string& name);
   void CollectGarbage();
   // The LeaseCandidate `name` in `ns` at the served version.
   std::string CandidatePath(const std::string& ns, const std::string& name) const;
@@ -84,6 +93,10 @@ class Reconciler {
   // Set by Run while both informers exist: their handlers read each other's cache.
   std::atomic<bool> ready_{false};
   CandidateIndex index_;  // from the candidates' events: which leases have candidates
+  // Keys of leases whose copy may be missing or stale: their events were turned away while they
+  // had no candidate.
+  std::mutex unread_mu_;
+  std::set<std::string> unread_;
   std::unique_ptr<client::Informer> candidates_;
   std::unique_ptr<client::Informer> leases_;
 };

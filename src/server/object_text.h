@@ -29,7 +29,8 @@ std::string ObjectText(const api::KindInfo& kind, std::string_view version, std:
 // A stored object as `kind` serves it (parsed; converted from the form of the kind it is stored
 // as, if any), for the updates and patches that start from it.
 nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored);
-// The value to store for `object` of `kind` (in the form of the kind it is stored as, if any).
+// The value to store for `object` of `kind` (in the form of the kind it is stored as, if any),
+// holding no more memory than its text needs.
 std::string StoredValue(const api::KindInfo& kind, const nlohmann::json& object);
 
 }  // namespace tenure::server
