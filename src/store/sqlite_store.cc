@@ -193,8 +193,6 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
                                 options.clock ? options.clock : Clock::Real());
   store->history_capacity_ = store->HistoryCapacity();
   store->hub_->SetHistoryCapacity(store->history_capacity_);
-  store->history_ = std::make_unique<RevisionHistory>(
-      options.watch_history_capacity, options.watch_history_bytes, store->revision_);
   store->writer_ = std::thread([s = store.get()] { s->RunWriter(); });
   return store;
 }
@@ -293,18 +291,18 @@ Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions&
     return Status::BadRequest("revision " + std::to_string(options.revision) +
                               " is in the future (current " + std::to_string(revision_) + ")");
   }
-  if (options.revision < history_->OldestReadable()) {
-    return Status::Gone("too old resource version: " + std::to_string(options.revision) + " (" +
-                        std::to_string(history_->OldestReadable()) + ")");
-  }
   // The current state, with each key written since then as it was: both walks are in key order.
+  // The hub's history changes only under data_mu_ held uniquely: it matches data_ here.
   result.revision = options.revision;
-  history_->ForEachChangedSince(options.revision, prefix, from,
-                                [&](std::string_view key, const KeyValue* then) {
-                                  for (; in_range() && it->first < key; ++it) add_current(it);
-                                  if (in_range() && it->first == key) ++it;
-                                  if (then != nullptr) add(*then);
-                                });
+  Status past = hub_->ForEachChangedSince(options.revision, prefix, from,
+                                          [&](std::string_view key, const KeyValue* then) {
+                                            for (; in_range() && it->first < key; ++it) {
+                                              add_current(it);
+                                            }
+                                            if (in_range() && it->first == key) ++it;
+                                            if (then != nullptr) add(*then);
+                                          });
+  if (!past.ok()) return past;
   for (; in_range(); ++it) add_current(it);
   return result;
 }
@@ -472,10 +470,9 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
         history_capacity_ = capacity;
         hub_->SetHistoryCapacity(capacity);
       }
-      // Under data_mu_, so that the hub's head and CurrentRevision() move together.
+      // Under data_mu_, so that the hub's head and CurrentRevision() move together, and its
+      // history matches data_ for lists at a past revision.
       hub_->Publish(std::move(published));
-      // Lists at a past revision reach back as far as watches do.
-      history_->DropThrough(hub_->OldestWatchableRevision());
     } else if (batch.size() > 1 && !failed_) {
       // Nothing of the batch is applied (rolled back): decide each half again on its own,
       // with the values the decisions above moved into the events.
@@ -516,10 +513,10 @@ std::vector<PublishedEvent> SqliteStore::Apply(const std::vector<std::shared_ptr
       it = data_.erase(it);
     }
     PublishedEvent& out = published.emplace_back(PublishedEvent{event, nullptr});
-    if (event->type == Event::Type::kUpdated && previous) {
+    if (event->type != Event::Type::kCreated && previous) {
+      // The history keeps the replaced version as a delta against this one.
       out.previous = std::shared_ptr<const KeyValue>(previous, &previous->kv);
     }
-    history_->Record(event, std::move(previous));
     if (event->type != Event::Type::kDeleted) data_.emplace_hint(it, event->kv.key, event);
   }
   return published;

@@ -40,7 +40,6 @@
 #include <thread>
 #include <vector>
 
-#include "store/revision_history.h"
 #include "store/store.h"
 #include "store/watch_hub.h"
 #include "tenure/clock.h"
@@ -53,8 +52,8 @@ namespace tenure::store {
 
 struct SqliteStoreOptions {
   std::string path;  // database file, created when missing
-  // Writes kept for watches and lists from a past revision (the watch history and the revision
-  // history): at most watch_history_capacity of them and watch_history_bytes, and beyond
+  // Writes kept for watches and lists from a past revision (the watch hub's history): at most
+  // watch_history_capacity of them and watch_history_bytes, and beyond
   // watch_history_min no more than watch_history_per_object per stored object (see
   // WatchHub::CapacityFor; 0: no per-object bound), except the writes of the last
   // watch_history_min_age.
@@ -113,10 +112,10 @@ class SqliteStore : public Store {
   // Writes the batch's events and the new revision in one transaction; OK once committed. On
   // failure the transaction is rolled back.
   Status Persist(const std::vector<std::shared_ptr<Event>>& events, int64_t new_revision);
-  // Applies committed events to data_ in order, recording in history_ what each one replaced
-  // (under data_mu_); returns them for the watch hub, each update with the value it replaced.
+  // Applies committed events to data_ in order (under data_mu_); returns them for the watch
+  // hub, each update and deletion with the value it replaced.
   std::vector<PublishedEvent> Apply(const std::vector<std::shared_ptr<Event>>& events);
-  // How many writes the histories keep now (see SqliteStoreOptions), from data_'s size.
+  // How many writes the history keeps now (see SqliteStoreOptions), from data_'s size.
   size_t HistoryCapacity() const;
   // Ends an open transaction; marks the store failed when the disk state is then unknown.
   Status Rollback();
@@ -126,14 +125,13 @@ class SqliteStore : public Store {
   sqlite3* db_ = nullptr;  // used only by the writer thread after Open
   std::unique_ptr<Statements> statements_;
 
-  // Guards data_, revision_ and history_ (writer-thread reads need none).
+  // Guards data_, revision_ and what hub_'s history holds (writer-thread reads need none).
   mutable std::shared_mutex data_mu_;
-  // Each key's current version: the event that wrote it (shared with the watch and revision
-  // histories); the map's key views that event's key.
+  // Each key's current version: the event that wrote it (shared with the watch history); the
+  // map's key views that event's key.
   std::map<std::string_view, SharedEvent, std::less<>> data_;
   int64_t revision_ = 0;
-  std::unique_ptr<RevisionHistory> history_;
-  size_t history_capacity_ = 0;  // the histories' capacity now (writer thread)
+  size_t history_capacity_ = 0;  // the history's capacity now (writer thread)
 
   std::unique_ptr<WatchHub> hub_;
 

@@ -1,4 +1,5 @@
-// WatchHub: the watch history and the fan-out to watchers on one dispatcher thread.
+// WatchHub: the watch history (superseded versions kept as deltas) and the fan-out to watchers
+// on one dispatcher thread.
 #include "store/watch_hub.h"
 
 #include <algorithm>
@@ -6,31 +7,58 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 
+#include "store/value_delta.h"
+
 namespace tenure::store {
 namespace {
 
-// A published event as the hub keeps it: `bytes` is what it counts in the history.
+// A published event on its way to watchers, with what its key held before (updates only).
 struct KeptEvent {
   SharedEvent event;
   std::shared_ptr<const KeyValue> previous;
-  size_t bytes = 0;
 };
 
 int64_t RevisionOf(const KeptEvent& e) { return e.event->kv.mod_revision; }
 
-// What one event of the history costs, roughly: its key and value plus bookkeeping.
-size_t EventBytes(const Event& e) { return e.kv.key.size() + e.kv.value.size() + 128; }
-
-// The copy a watcher receives: the event with its previous value.
+// The copy a watcher receives: the event with its previous value (an update's only).
 Event Delivered(const KeptEvent& e) {
   Event copy = *e.event;
-  copy.previous = e.previous;
+  copy.previous = e.event->type == Event::Type::kUpdated ? e.previous : nullptr;
   return copy;
+}
+
+// One event of the history, named by its sequence number (1, 2, ... in publishing order).
+// The newest version of a key in the history keeps its event; once the key's next version is
+// published, an older one keeps only its value as a delta against that version's (a renewed
+// Lease: tens of bytes instead of hundreds), and its key through that version.
+struct HistoryEntry {
+  SharedEvent event;  // null once superseded in the history
+  std::string delta;  // once superseded: the value, from the value of entry `next`
+  uint64_t next = 0;  // the key's next version in the history (0: none yet)
+  // An update's or deletion's previous value (what the key held before it): the entry `prev`
+  // while the history keeps it, otherwise `prev_delta` from this entry's value.
+  uint64_t prev = 0;
+  std::string prev_delta;
+  bool prev_known = false;    // whether one of the two gives it
+  int64_t prev_revision = 0;  // its mod_revision
+  Event::Type type = Event::Type::kCreated;
+  int64_t revision = 0;
+  int64_t create_revision = 0;
+  size_t bytes = 0;  // what it counts in the history's bytes
+};
+
+// What one event of the history costs, roughly: its key and value, or its deltas, plus
+// bookkeeping.
+size_t EntryBytes(const HistoryEntry& h) {
+  size_t bytes = sizeof(HistoryEntry) + h.delta.size() + h.prev_delta.size();
+  if (h.event) bytes += h.event->kv.key.size() + h.event->kv.value.size() + 96;
+  return bytes;
 }
 
 struct Watcher {
@@ -58,8 +86,9 @@ struct WatchHub::Core {
   std::chrono::nanoseconds min_age{0};  // younger events stay beyond `capacity` (not the ceiling)
   std::shared_ptr<Clock> clock;         // for min_age; null: no minimum age
   size_t max_bytes = 0;
-  size_t bytes = 0;                           // of the events in history (EventBytes)
-  std::deque<KeptEvent> history;              // consecutive published events, oldest first
+  size_t bytes = 0;                           // of the events in history (EntryBytes)
+  std::deque<HistoryEntry> history;           // consecutive published events, oldest first
+  uint64_t first_seq = 1;                     // the sequence number of history.front()
   std::deque<Clock::TimePoint> published_at;  // of each event of `history` (with a clock)
   int64_t oldest_watchable = 0;  // revision of the newest dropped event, or the start revision
   int64_t head = 0;              // revision of the newest published event
@@ -77,8 +106,119 @@ struct WatchHub::Core {
   // Appends a published batch to the history and hands it to the dispatcher.
   void Append(std::vector<KeptEvent> batch);
 
+  // The history's entries by sequence number (requires mu; `seq` kept in the history).
+  HistoryEntry& Entry(uint64_t seq) { return history[seq - first_seq]; }
+  const HistoryEntry& Entry(uint64_t seq) const { return history[seq - first_seq]; }
+  // The sequence number of the event at `revision`, 0 when the history does not keep it.
+  uint64_t SeqAt(int64_t revision) const {
+    auto it = std::lower_bound(history.begin(), history.end(), revision,
+                               [](const HistoryEntry& h, int64_t r) { return h.revision < r; });
+    if (it == history.end() || it->revision != revision) return 0;
+    return first_seq + static_cast<uint64_t>(it - history.begin());
+  }
+  // Requires mu. Recounts an entry's bytes after it changed.
+  void Recount(HistoryEntry& h) {
+    bytes -= h.bytes;
+    h.bytes = EntryBytes(h);
+    bytes += h.bytes;
+  }
+  // Requires mu. The newest version of the key of entry `seq` in the history (its event).
+  const Event& NewestOf(uint64_t seq) const {
+    const HistoryEntry* h = &Entry(seq);
+    while (!h->event) h = &Entry(h->next);
+    return *h->event;
+  }
+  // Requires mu. The value of entry `seq`, from the newest version of its key back along the
+  // deltas; nullopt when a delta does not apply (a damaged history: a bug).
+  std::optional<std::string> ValueOf(uint64_t seq) const {
+    std::vector<const std::string*> deltas;
+    const HistoryEntry* h = &Entry(seq);
+    for (; !h->event; h = &Entry(h->next)) deltas.push_back(&h->delta);
+    std::string value = h->event->kv.value;
+    for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
+      std::optional<std::string> older = ApplyDelta(**it, value);
+      if (!older) return std::nullopt;
+      value = std::move(*older);
+    }
+    return value;
+  }
+  // Requires mu. What the key of entry `seq` (an update or deletion) held before it: null when
+  // not known; Internal for a damaged history.
+  Result<std::shared_ptr<const KeyValue>> PreviousOf(uint64_t seq) const {
+    const HistoryEntry& h = Entry(seq);
+    if (!h.prev_known) return std::shared_ptr<const KeyValue>();
+    std::optional<std::string> value;
+    if (h.prev != 0) {
+      value = ValueOf(h.prev);
+    } else if (std::optional<std::string> own = ValueOf(seq)) {
+      value = ApplyDelta(h.prev_delta, *own);
+    }
+    if (!value) return Status::Internal("the watch history's deltas do not apply");
+    return std::make_shared<const KeyValue>(KeyValue{
+        std::string(NewestOf(seq).kv.key), std::move(*value), h.create_revision, h.prev_revision});
+  }
+  // Requires mu. Entry `seq` as published: its event (the history's own while it is the newest
+  // version of its key, otherwise rebuilt) and an update's previous value.
+  Result<KeptEvent> Rebuilt(uint64_t seq) const {
+    const HistoryEntry& h = Entry(seq);
+    KeptEvent kept;
+    if (h.event) {
+      kept.event = h.event;
+    } else {
+      std::optional<std::string> value = ValueOf(seq);
+      if (!value) return Status::Internal("the watch history's deltas do not apply");
+      auto event = std::make_shared<Event>();
+      event->type = h.type;
+      event->kv = KeyValue{NewestOf(seq).kv.key, std::move(*value), h.create_revision, h.revision};
+      kept.event = std::move(event);
+    }
+    if (h.type == Event::Type::kUpdated) {
+      auto previous = PreviousOf(seq);
+      if (!previous.ok()) return previous.status();
+      kept.previous = std::move(*previous);
+    }
+    return kept;
+  }
+
+  // Requires mu. Takes a published event into the history. The entry of its key's version before
+  // it (when the history keeps it) now keeps only a delta, and the event it held goes to
+  // `released`, to be freed outside the lock.
+  void Keep(const KeptEvent& e, std::vector<SharedEvent>& released) {
+    HistoryEntry h;
+    h.event = e.event;
+    h.type = e.event->type;
+    h.revision = RevisionOf(e);
+    h.create_revision = e.event->kv.create_revision;
+    const uint64_t seq = first_seq + history.size();
+    if (e.previous && h.type != Event::Type::kCreated) {
+      h.prev_known = true;
+      h.prev_revision = e.previous->mod_revision;
+      const uint64_t prev = SeqAt(e.previous->mod_revision);
+      HistoryEntry* before = prev != 0 ? &Entry(prev) : nullptr;
+      // The history's version must be the one replaced: the same object (a store that shares
+      // its state with the history), or the same key and value.
+      if (before != nullptr && before->event && before->next == 0 &&
+          before->event->kv.key == e.event->kv.key &&
+          (&before->event->kv == e.previous.get() ||
+           before->event->kv.value == e.previous->value)) {
+        before->delta = MakeDelta(before->event->kv.value, e.event->kv.value);
+        before->delta.shrink_to_fit();
+        before->next = seq;
+        released.push_back(std::move(before->event));
+        Recount(*before);
+        h.prev = prev;
+      } else {
+        h.prev_delta = MakeDelta(e.previous->value, e.event->kv.value);
+        h.prev_delta.shrink_to_fit();
+      }
+    }
+    h.bytes = EntryBytes(h);
+    bytes += h.bytes;
+    history.push_back(std::move(h));
+  }
+
   // Requires mu. Drops the oldest events beyond the bounds (the newest one is always kept).
-  void Trim(std::vector<KeptEvent>& dropped) {
+  void Trim(std::vector<HistoryEntry>& dropped) {
     const Clock::TimePoint now = clock ? clock->now() : Clock::TimePoint();
     auto over = [&] {
       if (history.size() > max_events || (bytes > max_bytes && history.size() > 1)) return true;
@@ -86,10 +226,19 @@ struct WatchHub::Core {
       return !clock || now - published_at.front() >= min_age;
     };
     while (!history.empty() && over()) {
-      oldest_watchable = RevisionOf(history.front());
-      bytes -= history.front().bytes;
-      dropped.push_back(std::move(history.front()));
+      HistoryEntry& oldest = history.front();
+      oldest_watchable = oldest.revision;
+      bytes -= oldest.bytes;
+      if (oldest.next != 0) {
+        // Its delta against the next version is that version's previous value, from its own.
+        HistoryEntry& next = Entry(oldest.next);
+        next.prev = 0;
+        next.prev_delta = std::move(oldest.delta);
+        Recount(next);
+      }
+      dropped.push_back(std::move(oldest));
       history.pop_front();
+      ++first_seq;
       if (!published_at.empty()) published_at.pop_front();
     }
   }
@@ -224,7 +373,7 @@ WatchHub::WatchHub(size_t history_capacity, int64_t start_revision, size_t histo
 WatchHub::~WatchHub() {
   Shutdown();
   // Free memory now; handles may keep the core alive. Destroy outside the lock.
-  std::deque<KeptEvent> history;
+  std::deque<HistoryEntry> history;
   std::deque<std::vector<KeptEvent>> inbox;
   std::deque<std::shared_ptr<Watcher>> run_queue;
   std::vector<std::shared_ptr<Watcher>> watchers;
@@ -259,7 +408,6 @@ void WatchHub::Publish(std::vector<Event> events) {
   for (Event& e : events) {
     KeptEvent entry;
     entry.previous = std::move(e.previous);  // beside the event, not in it
-    entry.bytes = EventBytes(e) + (entry.previous ? entry.previous->value.size() : 0);
     entry.event = std::make_shared<const Event>(std::move(e));
     batch.push_back(std::move(entry));
   }
@@ -269,18 +417,14 @@ void WatchHub::Publish(std::vector<Event> events) {
 void WatchHub::Publish(std::vector<PublishedEvent> events) {
   std::vector<KeptEvent> batch;
   batch.reserve(events.size());
-  for (PublishedEvent& e : events) {
-    // The previous value counts too, although the caller's state may hold it as well: the
-    // history may be the last to hold it (the caller's state moved on, or dropped it first).
-    const size_t bytes = EventBytes(*e.event) + (e.previous ? e.previous->value.size() : 0);
-    batch.push_back({std::move(e.event), std::move(e.previous), bytes});
-  }
+  for (PublishedEvent& e : events) batch.push_back({std::move(e.event), std::move(e.previous)});
   core_->Append(std::move(batch));
 }
 
 void WatchHub::Core::Append(std::vector<KeptEvent> batch) {
   if (batch.empty()) return;
-  std::vector<KeptEvent> dropped;  // destroyed outside the lock
+  std::vector<HistoryEntry> dropped;  // destroyed outside the lock
+  std::vector<SharedEvent> released;  // superseded versions: freed outside the lock
   {
     std::lock_guard lock(mu);
     if (stopping) return;
@@ -291,9 +435,8 @@ void WatchHub::Core::Append(std::vector<KeptEvent> batch) {
         oldest_watchable = head;
         continue;
       }
-      history.push_back(e);
+      Keep(e, released);
       if (clock) published_at.push_back(now);
-      bytes += e.bytes;
       Trim(dropped);
     }
     // Without watchers there is nothing to fan out: a watcher that starts later replays what
@@ -321,9 +464,13 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, in
     w->id = core_->next_id++;
     auto first =
         std::upper_bound(core_->history.begin(), core_->history.end(), from,
-                         [](int64_t rev, const KeptEvent& e) { return rev < RevisionOf(e); });
+                         [](int64_t rev, const HistoryEntry& h) { return rev < h.revision; });
     for (auto it = first; it != core_->history.end(); ++it) {
-      if (std::string_view(it->event->kv.key).starts_with(prefix)) w->pending.push_back(*it);
+      const uint64_t seq = core_->first_seq + static_cast<uint64_t>(it - core_->history.begin());
+      if (!std::string_view(core_->NewestOf(seq).kv.key).starts_with(prefix)) continue;
+      Result<KeptEvent> kept = core_->Rebuilt(seq);
+      if (!kept.ok()) return kept.status();
+      w->pending.push_back(std::move(*kept));
     }
     // Everything published so far was considered; later fan-out of batches still in the inbox
     // skips it. A `from` beyond the head filters events up to it.
@@ -347,7 +494,7 @@ size_t WatchHub::CapacityFor(size_t objects, size_t max_events, size_t min_event
 }
 
 void WatchHub::SetHistoryCapacity(size_t capacity) {
-  std::vector<KeptEvent> dropped;  // destroyed outside the lock
+  std::vector<HistoryEntry> dropped;  // destroyed outside the lock
   std::lock_guard lock(core_->mu);
   core_->capacity = std::min(capacity, core_->max_events);
   core_->Trim(dropped);
@@ -360,6 +507,42 @@ void WatchHub::SetHistoryMinAge(std::chrono::nanoseconds min_age, std::shared_pt
   core_->min_age = min_age;
   core_->clock = min_age > std::chrono::nanoseconds(0) ? std::move(clock) : nullptr;
   if (!core_->clock) core_->published_at.clear();
+}
+
+Status WatchHub::ForEachChangedSince(
+    int64_t revision, std::string_view prefix, std::string_view from,
+    const std::function<void(std::string_view key, const KeyValue* then)>& fn) const {
+  // What each key held at `revision`, from its first change after it.
+  std::map<std::string, std::shared_ptr<const KeyValue>, std::less<>> then;
+  {
+    std::lock_guard lock(core_->mu);
+    if (revision < core_->oldest_watchable) {
+      return Status::Gone("too old resource version: " + std::to_string(revision) + " (" +
+                          std::to_string(core_->oldest_watchable) + ")");
+    }
+    const auto& history = core_->history;
+    auto first =
+        std::upper_bound(history.begin(), history.end(), revision,
+                         [](int64_t rev, const HistoryEntry& h) { return rev < h.revision; });
+    for (auto it = first; it != history.end(); ++it) {
+      const uint64_t seq = core_->first_seq + static_cast<uint64_t>(it - history.begin());
+      const std::string_view key = core_->NewestOf(seq).kv.key;
+      if (!key.starts_with(prefix) || key < from || then.find(key) != then.end()) continue;
+      std::shared_ptr<const KeyValue> held;  // a create: absent before
+      if (it->type != Event::Type::kCreated) {
+        if (!it->prev_known) {
+          return Status::Gone("the store no longer keeps what changed after revision " +
+                              std::to_string(revision));
+        }
+        Result<std::shared_ptr<const KeyValue>> previous = core_->PreviousOf(seq);
+        if (!previous.ok()) return previous.status();
+        held = std::move(*previous);
+      }
+      then.emplace(std::string(key), std::move(held));
+    }
+  }
+  for (const auto& [key, held] : then) fn(key, held.get());
+  return Status::Ok();
 }
 
 int64_t WatchHub::OldestWatchableRevision() const {

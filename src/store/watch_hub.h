@@ -2,7 +2,10 @@
 //
 // A backend feeds the hub with committed events (Publish), in revision order, once they are
 // visible to readers. The hub keeps the most recent `history_capacity` events in memory, and no
-// more of them than fit in `history_bytes` (keys and values; the newest event is always kept), and
+// more of them than fit in `history_bytes` (keys and values; the newest event is always kept).
+// The newest version of each key in the history is the published event itself (shared with the
+// backend's state); an older version keeps only its differences from the key's next version
+// (value_delta.h), and is rebuilt when a watch replays it. The hub
 // serves Watch(prefix, from): it replays the kept events with revision > from under prefix and
 // then delivers live ones, without gap or duplicate. A watch from a revision whose successors
 // were already dropped fails with Gone ("too old resource version: FROM (OLDEST)").
@@ -21,6 +24,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -36,7 +40,9 @@ namespace tenure::store {
 using SharedEvent = std::shared_ptr<const Event>;
 
 // A committed event with what its key held before it (Event::previous; null for a create), kept
-// beside the event, not in it: `previous` is shared with the publisher's state.
+// beside the event, not in it: `previous` is shared with the publisher's state. A deletion's
+// previous value is optional: the history uses it (its own version before the deletion then
+// keeps only a delta), watchers receive previous values with updates only.
 struct PublishedEvent {
   SharedEvent event;
   std::shared_ptr<const KeyValue> previous;
@@ -62,12 +68,12 @@ class WatchHub {
   void Shutdown();
 
   // Appends committed events. Revisions must be strictly increasing across calls. Cheap (O(events)
-  // under one lock): fan-out to watchers happens on the dispatcher thread. An event's `previous`
-  // is kept beside it, and set again on each copy delivered; the history's bytes count it.
+  // under one lock, plus a delta of each update's previous version): fan-out to watchers happens
+  // on the dispatcher thread. An update's `previous` is set again on each copy delivered; the
+  // history keeps it as the entry of that version, or as a delta when it has no such entry.
   void Publish(std::vector<Event> events);
   // The same, for events and previous values the caller keeps too (the hub only adds
-  // references). The history's bytes count the previous values as well: the history may hold
-  // one longer than the caller does.
+  // references until the events are delivered).
   void Publish(std::vector<PublishedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last
@@ -92,6 +98,15 @@ class WatchHub {
   // listing's revision within that time never finds it gone, however fast the store is written
   // (otherwise it could relist forever). Zero: no minimum age.
   void SetHistoryMinAge(std::chrono::nanoseconds min_age, std::shared_ptr<Clock> clock);
+
+  // For each key under `prefix`, and not before `from`, written after `revision`: what it held
+  // at `revision` (null: absent), once per key, in key order; with the current state this gives
+  // the state as of `revision` (a paginated list resumes at its first page's revision). Gone when
+  // revision < OldestWatchableRevision() or when a previous value is not known (a backend that
+  // no longer had it); Internal for a damaged history. `fn` runs without the hub's lock.
+  Status ForEachChangedSince(
+      int64_t revision, std::string_view prefix, std::string_view from,
+      const std::function<void(std::string_view key, const KeyValue* then)>& fn) const;
 
   // The smallest from_revision a Watch accepts.
   int64_t OldestWatchableRevision() const;

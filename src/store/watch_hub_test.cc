@@ -127,21 +127,27 @@ TEST(WatchHubTest, HistoryIsBoundedInBytes) {
   EXPECT_EQ(tiny.HistorySize(), 1u);
 }
 
-TEST(WatchHubTest, AnUpdatesPreviousValueIsKeptBesideItAndDeliveredWithIt) {
+TEST(WatchHubTest, AnUpdatesPreviousValueIsDeliveredWithItLiveAndReplayed) {
   WatchHub hub(100, 10);
+  Collector live;
+  auto live_handle = hub.Watch("", 0, live.Callback());
+  ASSERT_TRUE(live_handle.ok());
   hub.Publish({MakeEvent("/k", 11, Event::Type::kCreated)});
+  // A previous value the history has no entry of (its version is older than the history): the
+  // history keeps it as a delta against the update's value.
   Event update = MakeEvent("/k", 12);
   update.previous =
       std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'p'), 11, 11});
-  const size_t before = hub.HistoryBytes();
   hub.Publish({std::move(update)});
-  EXPECT_GE(hub.HistoryBytes() - before, 1000u);  // the previous value counts
-  // Also one shared with the publisher's state: the history may outlive the state's hold on it.
   auto shared = std::make_shared<const Event>(MakeEvent("/k", 13));
-  auto previous = std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'q'), 11, 12});
-  const size_t before_shared = hub.HistoryBytes();
+  auto previous = std::make_shared<const KeyValue>(KeyValue{"/k", "v12", 11, 12});
   hub.Publish(std::vector<PublishedEvent>{{shared, previous}});
-  EXPECT_GE(hub.HistoryBytes() - before_shared, 1000u);
+  EXPECT_GE(hub.HistoryBytes(), 1000u);  // the previous value counts (no bytes in common)
+
+  ASSERT_TRUE(live.WaitForRevision(13));
+  std::vector<Event> delivered = live.events();
+  ASSERT_EQ(delivered.size(), 3u);
+  EXPECT_EQ(delivered[2].previous.get(), previous.get());  // live: the publisher's own
 
   Collector replayed;
   auto handle = hub.Watch("", 10, replayed.Callback());
@@ -152,8 +158,126 @@ TEST(WatchHubTest, AnUpdatesPreviousValueIsKeptBesideItAndDeliveredWithIt) {
   EXPECT_EQ(events[0].previous, nullptr);
   ASSERT_NE(events[1].previous, nullptr);
   EXPECT_EQ(events[1].previous->value, std::string(1000, 'p'));
-  EXPECT_EQ(events[2].previous.get(), previous.get());
+  EXPECT_EQ(events[1].previous->mod_revision, 11);
+  EXPECT_EQ(events[1].kv.value, "v12");
+  ASSERT_NE(events[2].previous, nullptr);
+  EXPECT_EQ(events[2].previous->value, "v12");
+  EXPECT_EQ(events[2].previous->mod_revision, 12);
+  EXPECT_EQ(events[2].previous->create_revision, 1);
   EXPECT_EQ(shared->previous, nullptr);  // the hub never writes into a published event
+}
+
+// A Lease as a renewal leaves it, renewed at second `second` of the minute.
+std::string RenewedLease(int second) {
+  const std::string at =
+      "2026-12-05T03:17:" + std::string(second < 10 ? "0" : "") + std::to_string(second);
+  return R"({"kind":"Lease","metadata":{"managedFields":[{"manager":"tenure","time":")" + at +
+         R"(Z"}],"name":"x","uid":"6f1c1b9e-2d53-4a8e-9a57-3c1f0b8d2e41"},"spec":{"holderIdentity":"candidate-a-0001","leaseDurationSeconds":15,"renewTime":")" +
+         at + R"(.123456Z"}})" + std::string(400, ' ');
+}
+
+// Publishes a create (at revision 101) and `updates` renewals of "/lease", each update with the
+// version it replaced, shared as the SQLite store shares its state; returns what the hub was
+// given.
+std::vector<std::weak_ptr<const Event>> PublishRenewals(WatchHub& hub, int updates) {
+  std::vector<std::weak_ptr<const Event>> published;
+  std::shared_ptr<const Event> last;
+  for (int i = 0; i <= updates; ++i) {
+    auto e = std::make_shared<Event>();
+    e->type = i == 0 ? Event::Type::kCreated : Event::Type::kUpdated;
+    e->kv = KeyValue{"/lease", RenewedLease(i % 60), 101, 101 + i};
+    std::shared_ptr<const KeyValue> previous;
+    if (last) previous = std::shared_ptr<const KeyValue>(last, &last->kv);
+    last = e;
+    published.push_back(last);
+    hub.Publish(std::vector<PublishedEvent>{{last, std::move(previous)}});
+  }
+  return published;
+}
+
+// Checks a replay of renewals from revision `from`: every version whole, with its previous one.
+void ExpectRenewalsReplayed(WatchHub& hub, int64_t from, int64_t to) {
+  Collector c;
+  auto handle = hub.Watch("/lease", from, c.Callback());
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  ASSERT_TRUE(c.WaitForRevision(to));
+  std::vector<Event> events = c.events();
+  ASSERT_EQ(events.size(), static_cast<size_t>(to - from));
+  for (const Event& e : events) {
+    const int i = static_cast<int>(e.kv.mod_revision - 101);
+    EXPECT_EQ(e.kv.key, "/lease");
+    EXPECT_EQ(e.kv.value, RenewedLease(i % 60)) << "revision " << e.kv.mod_revision;
+    EXPECT_EQ(e.kv.create_revision, 101);
+    if (i == 0) {
+      EXPECT_EQ(e.type, Event::Type::kCreated);
+      EXPECT_EQ(e.previous, nullptr);
+      continue;
+    }
+    ASSERT_NE(e.previous, nullptr) << "revision " << e.kv.mod_revision;
+    EXPECT_EQ(e.previous->value, RenewedLease((i - 1) % 60));
+    EXPECT_EQ(e.previous->mod_revision, e.kv.mod_revision - 1);
+  }
+}
+
+// Finding (issue 17): at 10,000 renewed Leases the history held five whole versions of each,
+// half of the server's memory. An older version is now kept as its delta against the next one.
+TEST(WatchHubTest, ASupersededVersionKeepsOnlyItsDeltaAndIsRebuiltForAReplay) {
+  WatchHub hub(1000, 100);
+  std::vector<std::weak_ptr<const Event>> published = PublishRenewals(hub, 50);
+  const size_t value_size = RenewedLease(0).size();
+  EXPECT_LT(hub.HistoryBytes(), 51 * value_size / 3) << value_size << " bytes per value";
+  for (size_t i = 0; i + 1 < published.size(); ++i) {
+    EXPECT_TRUE(published[i].expired()) << "version " << i << " is still held whole";
+  }
+  EXPECT_FALSE(published.back().expired());
+  ExpectRenewalsReplayed(hub, 100, 151);
+
+  // Once the history drops the older versions, the oldest kept update still has its previous.
+  hub.SetHistoryCapacity(10);
+  EXPECT_EQ(hub.OldestWatchableRevision(), 141);
+  ExpectRenewalsReplayed(hub, 141, 151);
+  ExpectRenewalsReplayed(hub, 147, 151);
+}
+
+TEST(WatchHubTest, WhatEachKeyHeldAtAPastRevision) {
+  WatchHub hub(1000, 100);
+  auto publish = [&](Event::Type type, const std::string& key, int64_t revision,
+                     const std::string& value, std::shared_ptr<const KeyValue> previous) {
+    auto e = std::make_shared<Event>();
+    e->type = type;
+    e->kv = KeyValue{key, value, type == Event::Type::kCreated ? revision : 101, revision};
+    hub.Publish(std::vector<PublishedEvent>{{e, std::move(previous)}});
+    return std::shared_ptr<const KeyValue>(e, &e->kv);
+  };
+  auto a1 = publish(Event::Type::kCreated, "/p/a", 101, "a1", nullptr);
+  auto b1 = publish(Event::Type::kCreated, "/p/b", 102, "b1", nullptr);
+  auto a2 = publish(Event::Type::kUpdated, "/p/a", 103, "a2", a1);
+  publish(Event::Type::kDeleted, "/p/b", 104, "b1", b1);
+  publish(Event::Type::kCreated, "/p/c", 105, "c1", nullptr);
+  publish(Event::Type::kUpdated, "/p/a", 106, "a3", a2);
+  publish(Event::Type::kCreated, "/q/x", 107, "x1", nullptr);
+  auto then = [&](int64_t revision, std::string_view from = "") {
+    std::vector<std::string> out;
+    Status s = hub.ForEachChangedSince(
+        revision, "/p/", from, [&](std::string_view key, const KeyValue* kv) {
+          out.push_back(std::string(key) + "=" +
+                        (kv ? kv->value + "@" + std::to_string(kv->mod_revision) : "absent"));
+        });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(then(100), (V{"/p/a=absent", "/p/b=absent", "/p/c=absent"}));
+  EXPECT_EQ(then(102), (V{"/p/a=a1@101", "/p/b=b1@102", "/p/c=absent"}));
+  EXPECT_EQ(then(104), (V{"/p/a=a2@103", "/p/c=absent"}));
+  EXPECT_EQ(then(105), (V{"/p/a=a2@103"}));
+  EXPECT_EQ(then(106), V{});
+  EXPECT_EQ(then(102, "/p/b"), (V{"/p/b=b1@102", "/p/c=absent"}));
+  // The same once the versions of 101..103 are no longer in the history.
+  hub.SetHistoryCapacity(3);
+  EXPECT_EQ(then(104), (V{"/p/a=a2@103", "/p/c=absent"}));
+  Status gone = hub.ForEachChangedSince(103, "/p/", "", [](std::string_view, const KeyValue*) {});
+  EXPECT_TRUE(gone.IsGone()) << gone.ToString();
 }
 
 TEST(WatchHubTest, TooOldIsGone) {

@@ -1,0 +1,108 @@
+// ValueDelta: MakeDelta and ApplyDelta (copies from the base and literal bytes).
+#include "store/value_delta.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tenure::store {
+namespace {
+
+// Equal stretches shorter than this inside a changed region are sent as literals: a copy costs
+// two varints, and a literal run that continues costs nothing more than its bytes.
+constexpr size_t kMinCopy = 8;
+
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+bool GetVarint(std::string_view& in, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80u) == 0) return true;
+  }
+  return false;
+}
+
+void Copy(std::string& out, size_t offset, size_t length) {
+  if (length == 0) return;
+  PutVarint(out, uint64_t{length} << 1);
+  PutVarint(out, offset);
+}
+
+void Literal(std::string& out, std::string_view bytes) {
+  if (bytes.empty()) return;
+  PutVarint(out, (uint64_t{bytes.size()} << 1) | 1);
+  out.append(bytes);
+}
+
+}  // namespace
+
+std::string MakeDelta(std::string_view target, std::string_view base) {
+  const size_t limit = std::min(target.size(), base.size());
+  size_t prefix = 0;
+  while (prefix < limit && target[prefix] == base[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < limit - prefix &&
+         target[target.size() - 1 - suffix] == base[base.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  std::string out;
+  Copy(out, 0, prefix);
+  const size_t end = target.size() - suffix;
+  if (target.size() == base.size()) {
+    // Same length (a renewal: timestamps of fixed width changed): the changed runs in place,
+    // the equal stretches between them copied when long enough to be worth it.
+    size_t i = prefix;
+    while (i < end) {
+      size_t changed_end = i;
+      size_t equal = 0;
+      while (changed_end + equal < end) {
+        if (target[changed_end + equal] == base[changed_end + equal]) {
+          if (++equal >= kMinCopy) break;
+        } else {
+          changed_end += equal + 1;
+          equal = 0;
+        }
+      }
+      Literal(out, target.substr(i, changed_end - i));
+      size_t copy_end = changed_end;
+      while (copy_end < end && target[copy_end] == base[copy_end]) ++copy_end;
+      Copy(out, changed_end, copy_end - changed_end);
+      i = copy_end;
+    }
+  } else {
+    Literal(out, target.substr(prefix, end - prefix));
+  }
+  Copy(out, base.size() - suffix, suffix);
+  return out;
+}
+
+std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view base) {
+  std::string out;
+  while (!delta.empty()) {
+    uint64_t header = 0;
+    if (!GetVarint(delta, header)) return std::nullopt;
+    const uint64_t length = header >> 1;
+    if ((header & 1) != 0) {
+      if (length > delta.size()) return std::nullopt;
+      out.append(delta.substr(0, length));
+      delta.remove_prefix(length);
+    } else {
+      uint64_t offset = 0;
+      if (!GetVarint(delta, offset) || offset > base.size() || length > base.size() - offset) {
+        return std::nullopt;
+      }
+      out.append(base.substr(offset, length));
+    }
+  }
+  return out;
+}
+
+}  // namespace tenure::store
