@@ -630,6 +630,57 @@ Status FieldManager::ConflictError(const std::vector<Conflict>& conflicts) const
   return Status(Reason::kConflict, std::move(message), std::move(causes));
 }
 
+namespace {
+
+// Whether two objects have the same members, as `same_member(key, value, other)` judges each
+// (`other` null for a member only one of them has).
+bool SameMembersBut(const json& a, const json& b, const auto& same_member) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto ia = a.begin(), ib = b.begin();
+  // Both are sorted by key (nlohmann's object is a std::map): walk them side by side.
+  while (ia != a.end() || ib != b.end()) {
+    if (ia != a.end() && ib != b.end() && ia.key() == ib.key()) {
+      if (!same_member(ia.key(), ia.value(), &ib.value())) return false;
+      ++ia;
+      ++ib;
+      continue;
+    }
+    // A member on one side only: equal only when it is one that does not count.
+    const bool from_a = ib == b.end() || (ia != a.end() && ia.key() < ib.key());
+    auto& it = from_a ? ia : ib;
+    if (!same_member(it.key(), it.value(), nullptr)) return false;
+    ++it;
+  }
+  return true;
+}
+
+// Whether `object` and `live` are equal once the managedFields entries' times and
+// metadata.resourceVersion are left out, compared in place (a renewal differs in its spec, and
+// finds so without copying either object).
+bool SameButManagedFieldsTimes(const json& object, const json& live) {
+  auto entry_member = [](const std::string& key, const json& a, const json* b) {
+    if (key == "time") return true;
+    return b != nullptr && a == *b;
+  };
+  auto metadata_member = [&](const std::string& key, const json& a, const json* b) {
+    if (key == "resourceVersion") return true;
+    if (b == nullptr) return false;
+    if (key != "managedFields" || !a.is_array() || !b->is_array() || a.size() != b->size()) {
+      return a == *b;
+    }
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!SameMembersBut(a[i], (*b)[i], entry_member)) return false;
+    }
+    return true;
+  };
+  return SameMembersBut(object, live, [&](const std::string& key, const json& a, const json* b) {
+    if (b == nullptr) return false;
+    return key == "metadata" ? SameMembersBut(a, *b, metadata_member) : a == *b;
+  });
+}
+
+}  // namespace
+
 void KeepManagedFieldsTimesOfNoOp(const json& live, json& object) {
   const json* old_entries = ManagedFieldsOf(live);
   const json* new_entries = ManagedFieldsOf(object);
@@ -646,19 +697,14 @@ void KeepManagedFieldsTimesOfNoOp(const json& live, json& object) {
     if (!entry.is_object() || !old_entry.is_object()) return;
     if (StringAt(entry, "time") != StringAt(old_entry, "time")) times_changed = true;
   }
-  if (!times_changed) return;
-  json with_old_times = object;
-  json& entries = with_old_times["metadata"]["managedFields"];
+  if (!times_changed || !SameButManagedFieldsTimes(object, live)) return;
+  json& entries = object["metadata"]["managedFields"];
   for (size_t i = 0; i < entries.size(); ++i) {
     const json& old_entry = (*old_entries)[i];
     json& entry = entries[i];
     entry.erase("time");
     if (old_entry.contains("time")) entry["time"] = old_entry["time"];
   }
-  json a = with_old_times, b = live;
-  a["metadata"].erase("resourceVersion");
-  b["metadata"].erase("resourceVersion");
-  if (a == b) object = std::move(with_old_times);
 }
 
 }  // namespace tenure::server

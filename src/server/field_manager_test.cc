@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "api/client_json.h"
@@ -416,6 +417,45 @@ TEST(FieldSetTest, KeysNestedBeyondTheBodyLimitAreRefusedAndNullIsAMember) {
   auto null_member = FieldSet::FromJson(J(R"({"f:spec":{"f:holderIdentity":null}})"));
   ASSERT_TRUE(null_member.ok());
   EXPECT_EQ(null_member->ToJson(), J(R"({"f:spec":{"f:holderIdentity":{}}})"));
+}
+
+// kube's IgnoreManagedFieldsTimestampsTransformer: a write that changes only the times of its
+// managedFields (and names another resourceVersion) keeps live's times; any other change keeps
+// the new ones.
+TEST(KeepManagedFieldsTimesOfNoOpTest, OnlyAWriteThatChangesNothingElseKeepsLivesTimes) {
+  const json live = json::parse(R"({"kind":"Lease","metadata":{"name":"l","resourceVersion":"5",
+      "managedFields":[{"manager":"a","time":"2026-12-05T03:00:00Z","fieldsV1":{"f:spec":{}}},
+                       {"manager":"b","fieldsV1":{}}]},
+      "spec":{"holderIdentity":"x","renewTime":"2026-12-05T03:00:00.000000Z"}})");
+  json same = live;
+  same["metadata"]["resourceVersion"] = "6";
+  same["metadata"]["managedFields"][0]["time"] = "2026-12-05T03:00:02Z";
+  same["metadata"]["managedFields"][1]["time"] = "2026-12-05T03:00:02Z";
+  json kept = same;
+  KeepManagedFieldsTimesOfNoOp(live, kept);
+  EXPECT_EQ(kept["metadata"]["managedFields"], live["metadata"]["managedFields"]);
+  EXPECT_EQ(kept["metadata"]["resourceVersion"], "6");
+
+  json without_version = same;
+  without_version["metadata"].erase("resourceVersion");
+  KeepManagedFieldsTimesOfNoOp(live, without_version);
+  EXPECT_EQ(without_version["metadata"]["managedFields"], live["metadata"]["managedFields"]);
+
+  // A renewal: the spec changed too. So did a label, a manager's fields, or a member's presence.
+  auto changes = [&](const std::function<void(json&)>& change) {
+    json object = same;
+    change(object);
+    json before = object;
+    KeepManagedFieldsTimesOfNoOp(live, object);
+    return object == before;
+  };
+  EXPECT_TRUE(changes([](json& o) { o["spec"]["renewTime"] = "2026-12-05T03:00:02.000000Z"; }));
+  EXPECT_TRUE(changes([](json& o) { o["metadata"]["labels"]["x"] = "y"; }));
+  EXPECT_TRUE(changes([](json& o) { o["metadata"]["managedFields"][1]["fieldsV1"]["f:x"] = {}; }));
+  EXPECT_TRUE(changes([](json& o) { o["spec"].erase("holderIdentity"); }));
+  EXPECT_TRUE(changes([](json& o) { o["status"] = json::object(); }));
+  EXPECT_TRUE(changes([](json& o) { o["metadata"]["managedFields"][0].erase("manager"); }));
+  EXPECT_FALSE(changes([](json&) {}));
 }
 
 }  // namespace
