@@ -472,6 +472,29 @@ TEST_F(ControllerServerTest, ALeaseIsReadWhenItGetsItsFirstCandidate) {
       << controller_->metrics().leases.load();
 }
 
+// Found by review: a lease whose candidates had all expired lost its copy, although their
+// objects still made the filter take its events; when a candidate renewed, the lease looked
+// absent to the controller.
+TEST_F(ControllerServerTest, ALeaseWhoseCandidatesExpiredKeepsItsCopy) {
+  PutLease("a", "", 3600, 0s);
+  AddCandidate("a", "1.33.0", "1.33.0");
+  StartController();
+  ASSERT_TRUE(Eventually([&] { return controller_->metrics().reconciles.load() >= 1; }));
+  EXPECT_EQ(controller_->metrics().leases.load(), 1);
+  // Candidate "a" stops counting: not renewed for longer than the candidate expiry.
+  uint64_t reconciles = controller_->metrics().reconciles.load();
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto a = client().Call("GET", std::string(kCandidates) + "/a", nullptr, 5s);
+    ASSERT_TRUE(a.ok());
+    (*a)["spec"]["renewTime"] = Now(-31min);
+    if (client().Call("PUT", std::string(kCandidates) + "/a", &*a, 5s).ok()) break;
+  }
+  ASSERT_TRUE(Eventually([&] { return controller_->metrics().reconciles.load() > reconciles; }));
+  EXPECT_EQ(controller_->metrics().leases.load(), 1);
+  EXPECT_EQ(Field("/spec/holderIdentity"), "a");
+  EXPECT_EQ(controller_->metrics().errors.load(), 0u);
+}
+
 // A candidate's deletion reconciles its lease at once, not at the next requeue (an hour away
 // here) or the next write of the lease: the preferredHolder naming it is cleared.
 TEST_F(ControllerServerTest, DeletingACandidateReconcilesItsLease) {

@@ -46,9 +46,23 @@ void Reconciler::Run(std::stop_token stop) {
     std::lock_guard lock(unread_mu_);
     unread_.clear();
   }
+  {
+    std::lock_guard lock(listed_mu_);
+    candidates_listed_ = false;
+  }
   candidates_ = std::make_unique<client::Informer>(
       *client_, api::CollectionPath(api::LeaseCandidateKind(), options_.candidate_version, ""),
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
+  // The candidates first: the Lease listing then brings every lease they run for, and none has
+  // to be read on its own.
+  {
+    std::unique_lock lock(listed_mu_);
+    if (!listed_cv_.wait(lock, stop, [&] { return candidates_listed_; })) {
+      candidates_->Stop();
+      candidates_.reset();
+      return;
+    }
+  }
   // The Leases that candidates run for, kept as text (memory). Every renewal of every Lease of
   // the cluster comes through this watch; the others are turned away from their event's head,
   // unparsed (10,000 renewed Leases took 30 us of the server's CPU per renewal, and a copy each).
@@ -103,6 +117,11 @@ std::vector<std::string> Reconciler::Track(const std::string& type, const json& 
 void Reconciler::OnCandidate(const std::string& type, const json& object) {
   std::vector<std::string> leases;
   if (type != "SYNCED") leases = Track(type, object);  // also before Run is ready
+  if (type == "SYNCED") {
+    std::lock_guard lock(listed_mu_);
+    candidates_listed_ = true;
+    listed_cv_.notify_all();
+  }
   if (!ready_) return;
   if (type == "SYNCED") return OnSynced();
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
@@ -111,15 +130,20 @@ void Reconciler::OnCandidate(const std::string& type, const json& object) {
 }
 
 void Reconciler::OnLease(const std::string& type, const json& object) {
+  if (type == "SYNCED") {
+    if (ready_) OnSynced();
+    return;
+  }
+  api::ObjectMeta meta = api::LenientMetadata(object);
+  std::string key = meta.namespace_ + "/" + meta.name;
+  // Taken in since the lease got its candidate (what the filter turned away before is older):
+  // the copy is current, no read needed.
+  TakeUnread(key);
   if (!ready_) return;
-  if (type == "SYNCED") return OnSynced();
   if (!candidates_->synced() || !leases_->synced()) return;
   metrics_.leases = static_cast<int64_t>(leases_->size());
-  api::ObjectMeta meta = api::LenientMetadata(object);
   // Only leases with candidates are managed.
-  if (index_.HasCandidates(meta.namespace_, meta.name)) {
-    queue_.Add(meta.namespace_ + "/" + meta.name);
-  }
+  if (index_.HasCandidates(meta.namespace_, meta.name)) queue_.Add(std::move(key));
 }
 
 // After each complete listing of both collections every managed lease is looked at: a relist
@@ -127,6 +151,7 @@ void Reconciler::OnLease(const std::string& type, const json& object) {
 void Reconciler::OnSynced() {
   if (!ready_ || !candidates_->synced() || !leases_->synced()) return;
   metrics_.candidates = static_cast<int64_t>(candidates_->size());
+  metrics_.leases = static_cast<int64_t>(leases_->size());
   for (const json& c : candidates_->List()) {
     if (auto candidate = api::LeaseCandidateFromJson(c); candidate.ok()) {
       queue_.Add(LeaseKey(*candidate));
@@ -171,8 +196,15 @@ void Reconciler::Reconcile(const std::string& key) {
   Decision decision = Decide(lease, candidates, now, options_.timings);
   if (decision.kind == Decision::Kind::kNoCandidates) {
     state_.erase(key);
-    leases_->Forget(ns, name);  // no longer watched: the copy would only grow stale
-    metrics_.leases = static_cast<int64_t>(leases_->size());
+    // No candidate at all (not only none that counts, such as expired ones): the lease's events
+    // are turned away from now on, and its copy would grow stale. Should a candidate come
+    // meanwhile, the mark has the lease read before any decision.
+    if (!index_.HasCandidates(ns, name)) {
+      leases_->Forget(ns, name);
+      MarkUnread(key);
+      metrics_.leases = static_cast<int64_t>(leases_->size());
+    }
+    ++metrics_.reconciles;
     return;
   }
   if (!decision.pings.empty()) SendPings(ns, name, decision.pings);

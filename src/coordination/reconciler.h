@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -94,9 +95,13 @@ class Reconciler {
   std::atomic<bool> ready_{false};
   CandidateIndex index_;  // from the candidates' events: which leases have candidates
   // Keys of leases whose copy may be missing or stale: their events were turned away while they
-  // had no candidate.
+  // had no candidate. A delivery taken in since clears the mark.
   std::mutex unread_mu_;
   std::set<std::string> unread_;
+  // Set once the candidates were listed: Run starts the Lease informer then.
+  std::mutex listed_mu_;
+  std::condition_variable_any listed_cv_;
+  bool candidates_listed_ = false;
   std::unique_ptr<client::Informer> candidates_;
   std::unique_ptr<client::Informer> leases_;
 };

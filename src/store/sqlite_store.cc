@@ -185,8 +185,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteStoreOptions&
 
   if (Status s = store->statements_->Prepare(db); !s.ok()) return s;
   if (Status s = store->Load(); !s.ok()) return s;
-  // The ceiling bounds both histories; the hub applies the bound per object and the minimum
-  // age, and the revision history follows the hub (DropThrough).
+  // The ceiling bounds the history; the hub applies the bound per object and the minimum age.
   store->hub_ = std::make_unique<WatchHub>(options.watch_history_capacity, store->revision_,
                                            options.watch_history_bytes);
   store->hub_->SetHistoryMinAge(options.watch_history_min_age,

@@ -14,8 +14,8 @@
 //   coalescing VFS over the default one; nothing is acknowledged before the fsync).
 // - The revision is stored in its own table, so it never goes backwards across restarts, even
 //   after the newest key was deleted. The watch history starts empty at Open: a watch from an
-//   older revision is Gone. So does the revision history (what each write replaced, as many
-//   writes and bytes as the watch history keeps) that lists at an earlier revision read.
+//   older revision is Gone, and so is a list at an earlier revision (it reads what each write
+//   since replaced from the same history: WatchHub::ForEachChangedSince).
 // - The database is opened in exclusive locking mode: a second process cannot open it while this
 //   store is open.
 // Threads: write callbacks run on the writer thread, event callbacks on the WatchHub dispatcher

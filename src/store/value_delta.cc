@@ -2,6 +2,7 @@
 #include "store/value_delta.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 namespace tenure::store {
@@ -84,7 +85,14 @@ std::string MakeDelta(std::string_view target, std::string_view base) {
   return out;
 }
 
+namespace {
+std::atomic<uint64_t> deltas_applied{0};
+}  // namespace
+
+uint64_t DeltasApplied() { return deltas_applied.load(std::memory_order_relaxed); }
+
 std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view base) {
+  deltas_applied.fetch_add(1, std::memory_order_relaxed);
   std::string out;
   while (!delta.empty()) {
     uint64_t header = 0;

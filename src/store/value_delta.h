@@ -7,6 +7,7 @@
 // bytes themselves. Internal to the store: not a format kept on disk or sent anywhere.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,5 +20,8 @@ std::string MakeDelta(std::string_view target, std::string_view base);
 // `target` again, from MakeDelta(target, base) and the same base; nullopt when the delta is cut
 // short or reaches outside the base (a delta applied to a shorter base than its own, or damaged).
 std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view base);
+
+// How many times ApplyDelta ran in this process: tests check how much work a rebuild does.
+uint64_t DeltasApplied();
 
 }  // namespace tenure::store

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -50,16 +51,14 @@ struct HistoryEntry {
   Event::Type type = Event::Type::kCreated;
   int64_t revision = 0;
   int64_t create_revision = 0;
-  size_t bytes = 0;  // what it counts in the history's bytes
+  // What it counts in the history's bytes: its key and value whole, plus bookkeeping. Not what
+  // it holds (a delta is far smaller), but what a replay rebuilds and queues for a watcher: the
+  // bound on the bytes keeps that bounded as well.
+  size_t bytes = 0;
 };
 
-// What one event of the history costs, roughly: its key and value, or its deltas, plus
-// bookkeeping.
-size_t EntryBytes(const HistoryEntry& h) {
-  size_t bytes = sizeof(HistoryEntry) + h.delta.size() + h.prev_delta.size();
-  if (h.event) bytes += h.event->kv.key.size() + h.event->kv.value.size() + 96;
-  return bytes;
-}
+// The bytes an event counts in the history (HistoryEntry::bytes).
+size_t EventBytes(const Event& e) { return e.kv.key.size() + e.kv.value.size() + 128; }
 
 struct Watcher {
   uint64_t id = 0;
@@ -86,7 +85,7 @@ struct WatchHub::Core {
   std::chrono::nanoseconds min_age{0};  // younger events stay beyond `capacity` (not the ceiling)
   std::shared_ptr<Clock> clock;         // for min_age; null: no minimum age
   size_t max_bytes = 0;
-  size_t bytes = 0;                           // of the events in history (EntryBytes)
+  size_t bytes = 0;                           // of the events in history (EventBytes)
   std::deque<HistoryEntry> history;           // consecutive published events, oldest first
   uint64_t first_seq = 1;                     // the sequence number of history.front()
   std::deque<Clock::TimePoint> published_at;  // of each event of `history` (with a clock)
@@ -116,68 +115,58 @@ struct WatchHub::Core {
     if (it == history.end() || it->revision != revision) return 0;
     return first_seq + static_cast<uint64_t>(it - history.begin());
   }
-  // Requires mu. Recounts an entry's bytes after it changed.
-  void Recount(HistoryEntry& h) {
-    bytes -= h.bytes;
-    h.bytes = EntryBytes(h);
-    bytes += h.bytes;
-  }
-  // Requires mu. The newest version of the key of entry `seq` in the history (its event).
-  const Event& NewestOf(uint64_t seq) const {
-    const HistoryEntry* h = &Entry(seq);
-    while (!h->event) h = &Entry(h->next);
-    return *h->event;
-  }
-  // Requires mu. The value of entry `seq`, from the newest version of its key back along the
-  // deltas; nullopt when a delta does not apply (a damaged history: a bug).
-  std::optional<std::string> ValueOf(uint64_t seq) const {
-    std::vector<const std::string*> deltas;
-    const HistoryEntry* h = &Entry(seq);
-    for (; !h->event; h = &Entry(h->next)) deltas.push_back(&h->delta);
-    std::string value = h->event->kv.value;
-    for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
-      std::optional<std::string> older = ApplyDelta(**it, value);
-      if (!older) return std::nullopt;
-      value = std::move(*older);
+  // Requires mu. The entries from position `first` on whose key `wanted` accepts, rebuilt as
+  // published, oldest first: each event (the history's own for the newest version of its key)
+  // and, with `with_previous`, what an update or deletion replaced. One pass from the newest
+  // back, each superseded value from its next version's: the work is that of copying the
+  // values out. Internal for a damaged history (a delta that does not apply: a bug).
+  Result<std::vector<KeptEvent>> Rebuild(size_t first,
+                                         const std::function<bool(std::string_view)>& wanted,
+                                         bool with_previous) const {
+    // By sequence number: the key of a version already seen and, when wanted, its event, for
+    // the older version of the key that names it as `next`.
+    std::unordered_map<uint64_t, std::pair<std::string_view, SharedEvent>> newer;
+    std::vector<KeptEvent> out;
+    const auto damaged = [] { return Status::Internal("the watch history's deltas do not apply"); };
+    for (size_t i = history.size(); i-- > first;) {
+      const HistoryEntry& h = history[i];
+      const uint64_t seq = first_seq + i;
+      std::string_view key;
+      SharedEvent event;
+      if (h.event) {
+        key = h.event->kv.key;
+        if (wanted(key)) event = h.event;
+      } else {
+        auto next = newer.find(h.next);
+        if (next == newer.end()) return damaged();
+        key = next->second.first;
+        if (next->second.second) {
+          std::optional<std::string> value = ApplyDelta(h.delta, next->second.second->kv.value);
+          if (!value) return damaged();
+          auto rebuilt = std::make_shared<Event>();
+          rebuilt->type = h.type;
+          rebuilt->kv =
+              KeyValue{std::string(key), std::move(*value), h.create_revision, h.revision};
+          event = std::move(rebuilt);
+        }
+        newer.erase(next);
+      }
+      if (h.prev != 0) newer.emplace(seq, std::make_pair(key, event));
+      if (!event) continue;
+      KeptEvent kept{event, nullptr};
+      if (with_previous && h.prev_known) {
+        // The previous version's delta is against this one: either the entry it names, or kept
+        // here once that entry was dropped.
+        const std::string& delta = h.prev != 0 ? Entry(h.prev).delta : h.prev_delta;
+        std::optional<std::string> value = ApplyDelta(delta, event->kv.value);
+        if (!value) return damaged();
+        kept.previous = std::make_shared<const KeyValue>(
+            KeyValue{std::string(key), std::move(*value), h.create_revision, h.prev_revision});
+      }
+      out.push_back(std::move(kept));
     }
-    return value;
-  }
-  // Requires mu. What the key of entry `seq` (an update or deletion) held before it: null when
-  // not known; Internal for a damaged history.
-  Result<std::shared_ptr<const KeyValue>> PreviousOf(uint64_t seq) const {
-    const HistoryEntry& h = Entry(seq);
-    if (!h.prev_known) return std::shared_ptr<const KeyValue>();
-    std::optional<std::string> value;
-    if (h.prev != 0) {
-      value = ValueOf(h.prev);
-    } else if (std::optional<std::string> own = ValueOf(seq)) {
-      value = ApplyDelta(h.prev_delta, *own);
-    }
-    if (!value) return Status::Internal("the watch history's deltas do not apply");
-    return std::make_shared<const KeyValue>(KeyValue{
-        std::string(NewestOf(seq).kv.key), std::move(*value), h.create_revision, h.prev_revision});
-  }
-  // Requires mu. Entry `seq` as published: its event (the history's own while it is the newest
-  // version of its key, otherwise rebuilt) and an update's previous value.
-  Result<KeptEvent> Rebuilt(uint64_t seq) const {
-    const HistoryEntry& h = Entry(seq);
-    KeptEvent kept;
-    if (h.event) {
-      kept.event = h.event;
-    } else {
-      std::optional<std::string> value = ValueOf(seq);
-      if (!value) return Status::Internal("the watch history's deltas do not apply");
-      auto event = std::make_shared<Event>();
-      event->type = h.type;
-      event->kv = KeyValue{NewestOf(seq).kv.key, std::move(*value), h.create_revision, h.revision};
-      kept.event = std::move(event);
-    }
-    if (h.type == Event::Type::kUpdated) {
-      auto previous = PreviousOf(seq);
-      if (!previous.ok()) return previous.status();
-      kept.previous = std::move(*previous);
-    }
-    return kept;
+    std::reverse(out.begin(), out.end());
+    return out;
   }
 
   // Requires mu. Takes a published event into the history. The entry of its key's version before
@@ -205,14 +194,13 @@ struct WatchHub::Core {
         before->delta.shrink_to_fit();
         before->next = seq;
         released.push_back(std::move(before->event));
-        Recount(*before);
         h.prev = prev;
       } else {
         h.prev_delta = MakeDelta(e.previous->value, e.event->kv.value);
         h.prev_delta.shrink_to_fit();
       }
     }
-    h.bytes = EntryBytes(h);
+    h.bytes = EventBytes(*e.event);
     bytes += h.bytes;
     history.push_back(std::move(h));
   }
@@ -234,7 +222,6 @@ struct WatchHub::Core {
         HistoryEntry& next = Entry(oldest.next);
         next.prev = 0;
         next.prev_delta = std::move(oldest.delta);
-        Recount(next);
       }
       dropped.push_back(std::move(oldest));
       history.pop_front();
@@ -465,12 +452,14 @@ Result<std::unique_ptr<WatchHandle>> WatchHub::Watch(std::string_view prefix, in
     auto first =
         std::upper_bound(core_->history.begin(), core_->history.end(), from,
                          [](int64_t rev, const HistoryEntry& h) { return rev < h.revision; });
-    for (auto it = first; it != core_->history.end(); ++it) {
-      const uint64_t seq = core_->first_seq + static_cast<uint64_t>(it - core_->history.begin());
-      if (!std::string_view(core_->NewestOf(seq).kv.key).starts_with(prefix)) continue;
-      Result<KeptEvent> kept = core_->Rebuilt(seq);
-      if (!kept.ok()) return kept.status();
-      w->pending.push_back(std::move(*kept));
+    Result<std::vector<KeptEvent>> replayed = core_->Rebuild(
+        static_cast<size_t>(first - core_->history.begin()),
+        [&](std::string_view key) { return key.starts_with(prefix); }, /*with_previous=*/true);
+    if (!replayed.ok()) return replayed.status();
+    for (KeptEvent& kept : *replayed) {
+      // Watchers receive previous values with updates only (Delivered).
+      if (kept.event->type != Event::Type::kUpdated) kept.previous = nullptr;
+      w->pending.push_back(std::move(kept));
     }
     // Everything published so far was considered; later fan-out of batches still in the inbox
     // skips it. A `from` beyond the head filters events up to it.
@@ -524,21 +513,19 @@ Status WatchHub::ForEachChangedSince(
     auto first =
         std::upper_bound(history.begin(), history.end(), revision,
                          [](int64_t rev, const HistoryEntry& h) { return rev < h.revision; });
-    for (auto it = first; it != history.end(); ++it) {
-      const uint64_t seq = core_->first_seq + static_cast<uint64_t>(it - history.begin());
-      const std::string_view key = core_->NewestOf(seq).kv.key;
-      if (!key.starts_with(prefix) || key < from || then.find(key) != then.end()) continue;
-      std::shared_ptr<const KeyValue> held;  // a create: absent before
-      if (it->type != Event::Type::kCreated) {
-        if (!it->prev_known) {
-          return Status::Gone("the store no longer keeps what changed after revision " +
-                              std::to_string(revision));
-        }
-        Result<std::shared_ptr<const KeyValue>> previous = core_->PreviousOf(seq);
-        if (!previous.ok()) return previous.status();
-        held = std::move(*previous);
+    Result<std::vector<KeptEvent>> changes = core_->Rebuild(
+        static_cast<size_t>(first - history.begin()),
+        [&](std::string_view key) { return key.starts_with(prefix) && key >= from; },
+        /*with_previous=*/true);
+    if (!changes.ok()) return changes.status();
+    for (KeptEvent& change : *changes) {
+      const std::string& key = change.event->kv.key;
+      if (then.find(key) != then.end()) continue;  // not the first change after `revision`
+      if (change.event->type != Event::Type::kCreated && !change.previous) {
+        return Status::Gone("the store no longer keeps what changed after revision " +
+                            std::to_string(revision));
       }
-      then.emplace(std::string(key), std::move(held));
+      then.emplace(key, std::move(change.previous));  // a create: absent before
     }
   }
   for (const auto& [key, held] : then) fn(key, held.get());

@@ -35,8 +35,8 @@
 
 namespace tenure::store {
 
-// One committed event, immutable once published: the store's current state, the watch history and
-// the revision history may all hold the same one instead of a copy each.
+// One committed event, immutable once published: the store's current state and the watch history
+// may both hold the same one instead of a copy each.
 using SharedEvent = std::shared_ptr<const Event>;
 
 // A committed event with what its key held before it (Event::previous; null for a create), kept
@@ -72,8 +72,8 @@ class WatchHub {
   // on the dispatcher thread. An update's `previous` is set again on each copy delivered; the
   // history keeps it as the entry of that version, or as a delta when it has no such entry.
   void Publish(std::vector<Event> events);
-  // The same, for events and previous values the caller keeps too (the hub only adds
-  // references until the events are delivered).
+  // The same, for events and previous values the caller keeps too (shared, not copied: the
+  // history holds the newest version of each key, the previous values are held until delivered).
   void Publish(std::vector<PublishedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last
