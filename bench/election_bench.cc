@@ -10,7 +10,7 @@
 //                              [--electors 1000] [--renewals 0] [--tenure build/src/cli/tenure]
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,24 +62,29 @@ bool WaitFor(Pred pred, std::chrono::seconds timeout) {
   return true;
 }
 
-// A `tenure serve` child process in a temporary folder.
+// A `tenure serve` child process in a temporary folder. It dies with the benchmark: a benchmark
+// killed early (its output piped into `head`, say) once left the server running, and with it the
+// build lock that `flock` had handed down to both.
 class ServerProcess {
  public:
   explicit ServerProcess(const std::string& binary) {
     char tmpl[] = "/tmp/tenure-election-bench-XXXXXX";
     dir_ = mkdtemp(tmpl);
     std::string data = "--data-dir=" + dir_;
+    const std::string log = dir_ + "/serve.log";
     const char* argv[] = {binary.c_str(), "serve",       data.c_str(),
                           "--listen",     "127.0.0.1:0", nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir_ + "/serve.log").c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
-        0) {
-      pid_ = 0;
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Only async-signal-safe calls between fork and exec.
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
+      execve(binary.c_str(), const_cast<char**>(argv), environ);
+      _exit(127);
     }
-    posix_spawn_file_actions_destroy(&actions);
+    if (pid_ < 0) pid_ = 0;
     WaitFor([&] { return std::filesystem::exists(dir_ + "/kubeconfig"); }, 20s);
   }
   ~ServerProcess() {
