@@ -1,6 +1,7 @@
 // ObjectHead: what a selector or a shared watch needs of an object before, or instead of, parsing
-// it whole: its name, namespace, resourceVersion and labels. Read with a SAX pass over the JSON
-// text that builds no tree and stops once the metadata has been read, so that an object nobody
+// it whole: its name, namespace, resourceVersion and labels. Read with one forward pass over the
+// JSON text (JsonScanner) that decodes only those, builds nothing and stops once the metadata has
+// been read, so that an object nobody
 // wants costs a scan of its first bytes (metadata comes before spec and status in kube-apiserver's
 // and tenure's output; when it does not, the pass reads on until it ends).
 #pragma once

@@ -1,0 +1,274 @@
+// JsonScanner: checking and stepping over JSON values, decoding only the strings asked for.
+#include "api/json_scanner.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <system_error>
+
+namespace tenure::api {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), 0 when it is not
+// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t Utf8Length(const unsigned char* p, const unsigned char* end) {
+  const auto in = [&](size_t i, unsigned char lo, unsigned char hi) {
+    return p + i < end && p[i] >= lo && p[i] <= hi;
+  };
+  const unsigned char c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  }
+  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) {
+    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  }
+  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
+
+void AppendUtf8(uint32_t code_point, std::string& out) {
+  if (code_point < 0x80) {
+    out.push_back(static_cast<char>(code_point));
+  } else if (code_point < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else if (code_point < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  }
+}
+
+// The four hex digits of a \u escape at p, -1 when they are not.
+int32_t Hex4(const char* p, const char* end) {
+  if (end - p < 4) return -1;
+  int32_t value = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int digit = HexValue(p[i]);
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+}  // namespace
+
+char JsonScanner::Peek() {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  return p_ < end_ ? *p_ : '\0';
+}
+
+bool JsonScanner::Consume(char c) {
+  if (Peek() != c) return false;  // never '\0': it is not asked for
+  ++p_;
+  return true;
+}
+
+bool JsonScanner::String(std::string* out) {
+  if (p_ >= end_ || *p_ != '"') return false;
+  ++p_;
+  if (out != nullptr) out->clear();
+  const char* run = p_;  // the start of the characters not yet appended to *out
+  const auto flush = [&] {
+    if (out != nullptr) out->append(run, static_cast<size_t>(p_ - run));
+  };
+  while (p_ < end_) {
+    const auto c = static_cast<unsigned char>(*p_);
+    if (c == '"') {
+      flush();
+      ++p_;
+      return true;
+    }
+    if (c < 0x20) return false;  // a control character must be escaped
+    if (c < 0x80 && c != '\\') {
+      ++p_;
+      continue;
+    }
+    if (c >= 0x80) {
+      const size_t n = Utf8Length(reinterpret_cast<const unsigned char*>(p_),
+                                  reinterpret_cast<const unsigned char*>(end_));
+      if (n == 0) return false;
+      p_ += n;
+      continue;
+    }
+    // An escape.
+    flush();
+    if (end_ - p_ < 2) return false;
+    const char e = p_[1];
+    p_ += 2;
+    char plain = 0;
+    switch (e) {
+      case '"':
+        plain = '"';
+        break;
+      case '\\':
+        plain = '\\';
+        break;
+      case '/':
+        plain = '/';
+        break;
+      case 'b':
+        plain = '\b';
+        break;
+      case 'f':
+        plain = '\f';
+        break;
+      case 'n':
+        plain = '\n';
+        break;
+      case 'r':
+        plain = '\r';
+        break;
+      case 't':
+        plain = '\t';
+        break;
+      case 'u': {
+        int32_t unit = Hex4(p_, end_);
+        if (unit < 0) return false;
+        p_ += 4;
+        uint32_t code_point = static_cast<uint32_t>(unit);
+        if (unit >= 0xDC00 && unit <= 0xDFFF) return false;  // a low surrogate first
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+          // A high surrogate: its low half must follow.
+          if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+          const int32_t low = Hex4(p_ + 2, end_);
+          if (low < 0xDC00 || low > 0xDFFF) return false;
+          p_ += 6;
+          code_point = 0x10000 + ((static_cast<uint32_t>(unit) - 0xD800) << 10) +
+                       (static_cast<uint32_t>(low) - 0xDC00);
+        }
+        if (out != nullptr) AppendUtf8(code_point, *out);
+        break;
+      }
+      default:
+        return false;
+    }
+    if (plain != 0 && out != nullptr) out->push_back(plain);
+    run = p_;
+  }
+  return false;  // unterminated
+}
+
+bool JsonScanner::Literal(std::string_view word) {
+  if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) {
+    return false;
+  }
+  p_ += word.size();
+  return true;
+}
+
+bool JsonScanner::Number() {
+  const char* start = p_;
+  if (p_ < end_ && *p_ == '-') ++p_;
+  if (p_ >= end_) return false;
+  // The decimal exponent of the number's leading digit, roughly: its integer digits, or minus the
+  // zeros that start its fraction, plus its exponent.
+  int64_t magnitude = 0;
+  if (*p_ == '0') {
+    ++p_;
+  } else if (IsDigit(*p_)) {
+    for (; p_ < end_ && IsDigit(*p_); ++p_) ++magnitude;
+  } else {
+    return false;
+  }
+  const auto digits = [&] {
+    if (p_ >= end_ || !IsDigit(*p_)) return false;
+    while (p_ < end_ && IsDigit(*p_)) ++p_;
+    return true;
+  };
+  bool plain_integer = true;
+  if (p_ < end_ && *p_ == '.') {
+    ++p_;
+    plain_integer = false;
+    const char* fraction = p_;
+    if (!digits()) return false;
+    if (magnitude == 0) {
+      while (fraction < p_ && *fraction == '0') ++fraction, --magnitude;
+    }
+  }
+  if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+    ++p_;
+    plain_integer = false;
+    bool negative = false;
+    if (p_ < end_ && (*p_ == '+' || *p_ == '-')) negative = *p_++ == '-';
+    const char* exponent = p_;
+    if (!digits()) return false;
+    int64_t value = 0;
+    for (; exponent < p_; ++exponent)
+      value = std::min<int64_t>(value * 10 + (*exponent - '0'), 1 << 30);
+    magnitude += negative ? -value : value;
+  }
+  // nlohmann refuses a number that does not fit a double (it would be infinite); one too small
+  // for a double is zero, and accepted.
+  if (!plain_integer || p_ - start > 18) {
+    double value = 0;
+    if (std::from_chars(start, p_, value).ec == std::errc::result_out_of_range && magnitude > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool JsonScanner::Scalar() {
+  switch (Peek()) {
+    case '"':
+      return String(nullptr);
+    case 't':
+      return Literal("true");
+    case 'f':
+      return Literal("false");
+    case 'n':
+      return Literal("null");
+    default:
+      return p_ < end_ && (*p_ == '-' || IsDigit(*p_)) && Number();
+  }
+}
+
+bool JsonScanner::SkipValue() {
+  std::string open;  // the closing brackets of the containers entered, innermost last
+  while (true) {
+    // A value.
+    const char c = Peek();
+    if (c == '{' || c == '[') {
+      ++p_;
+      const char close = c == '{' ? '}' : ']';
+      if (!Consume(close)) {
+        open.push_back(close);
+        if (close == '}' && !MemberKey()) return false;
+        continue;  // its first value
+      }
+    } else if (!Scalar()) {
+      return false;
+    }
+    // After a value: the next one in the innermost container, or that container's end.
+    while (true) {
+      if (open.empty()) return true;
+      if (Consume(',')) {
+        if (open.back() == '}' && !MemberKey()) return false;
+        break;
+      }
+      if (!Consume(open.back())) return false;
+      open.pop_back();
+    }
+  }
+}
+
+}  // namespace tenure::api

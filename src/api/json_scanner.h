@@ -1,0 +1,60 @@
+// JsonScanner: a forward pass over JSON text (RFC 8259, with nlohmann's checks: UTF-8, escapes,
+// surrogate pairs) that decodes only the strings it is asked for and steps over every other value
+// after checking it, building nothing. For reads that want a few members of a large object (an
+// object's head: its metadata before its managedFields and spec) without paying for a tree or a
+// SAX event per token. Nesting is followed on a small stack of its own, not by recursion.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tenure::api {
+
+class JsonScanner {
+ public:
+  explicit JsonScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  // The next character after whitespace ('\0' at the end), not consumed.
+  char Peek();
+  // Consumes `c` when it is the next character after whitespace.
+  bool Consume(char c);
+  // Whether only whitespace is left.
+  bool AtEnd() { return Peek() == '\0' && p_ == end_; }
+
+  // A string (the next character must be '"'): decoded into *out (replacing it) when out is not
+  // null, only checked otherwise. false: not a well-formed string.
+  bool String(std::string* out);
+  // Any one value, checked and stepped over. false: not a well-formed value.
+  bool SkipValue();
+
+  // How a member callback of Members goes on.
+  enum class Step { kNext, kStop, kError };
+  // The members of an object (the next character must be '{'): for each, `on_member(key)` with
+  // the scanner before the member's value, which the callback consumes (SkipValue when it does
+  // not want it). kNext once the object ended, kStop or kError as soon as a callback or the text
+  // says so.
+  template <typename OnMember>
+  Step Members(OnMember&& on_member) {
+    if (!Consume('{')) return Step::kError;
+    if (Consume('}')) return Step::kNext;
+    std::string key;
+    while (true) {
+      if (Peek() != '"' || !String(&key) || !Consume(':')) return Step::kError;
+      const Step step = on_member(static_cast<const std::string&>(key));
+      if (step != Step::kNext) return step;
+      if (Consume(',')) continue;
+      return Consume('}') ? Step::kNext : Step::kError;
+    }
+  }
+
+ private:
+  bool Scalar();
+  bool Number();
+  bool Literal(std::string_view word);
+  bool MemberKey() { return Peek() == '"' && String(nullptr) && Consume(':'); }
+
+  const char* p_;
+  const char* end_;
+};
+
+}  // namespace tenure::api
