@@ -159,6 +159,21 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
                                         const std::string& content_type) {
+  if (body == nullptr) return Send(method, path, nullptr, timeout, content_type);
+  const std::string text = body->dump();
+  return Send(method, path, &text, timeout, content_type);
+}
+
+Result<nlohmann::json> KubeClient::CallWithText(const std::string& method, const std::string& path,
+                                                const std::string& body,
+                                                std::chrono::nanoseconds timeout,
+                                                const std::string& content_type) {
+  return Send(method, path, &body, timeout, content_type);
+}
+
+Result<nlohmann::json> KubeClient::Send(const std::string& method, const std::string& path,
+                                        const std::string* body, std::chrono::nanoseconds timeout,
+                                        const std::string& content_type) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Result<HttpReply> reply = Status::Unavailable("no server to send " + method + " " + path + " to");
   // A 401 to an exec plugin's credential runs the plugin again and repeats the request once
@@ -196,8 +211,7 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
           config_.path_prefix +
           api::WithQuery(path, {{"timeout", std::to_string(ServerTimeout(ms).count()) + "ms"}});
       sent_headers = std::move(*headers);
-      reply =
-          pooled.connection->Request(method, target, sent_headers, body ? body->dump() : "", ms);
+      reply = pooled.connection->Request(method, target, sent_headers, body ? *body : "", ms);
       if (reply.ok()) {
         ReturnConnection(std::move(pooled));
         // A replica that answers but cannot serve (its store out of reach, or the request timed

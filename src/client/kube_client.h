@@ -57,6 +57,10 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   Result<nlohmann::json> Call(const std::string& method, const std::string& path,
                               const nlohmann::json* body, std::chrono::nanoseconds timeout,
                               const std::string& content_type = "application/json");
+  // The same with a body already written as text (`content_type`).
+  Result<nlohmann::json> CallWithText(const std::string& method, const std::string& path,
+                                      const std::string& body, std::chrono::nanoseconds timeout,
+                                      const std::string& content_type = "application/json");
 
   // Events of the object `name` in the collection at `collection_path`, from one shared watch
   // per collection (resumed from the last resourceVersion, relisted after 410 Expired). The
@@ -108,6 +112,10 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
 
  private:
   explicit KubeClient(ClusterConfig config);
+  // Call's work, with the body as text (null: none).
+  Result<nlohmann::json> Send(const std::string& method, const std::string& path,
+                              const std::string* body, std::chrono::nanoseconds timeout,
+                              const std::string& content_type);
   std::string BearerToken();
   // At most config_.max_connections requests are in flight; more wait for a connection (bounded by
   // their timeout, served earliest deadline first), so a thousand electors share a few

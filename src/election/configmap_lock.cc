@@ -23,12 +23,17 @@ class ConfigMapLock final : public KubeObjectLock {
     return api::ToJson(configmap);
   }
 
-  // Into the object as the server returned it: its data and other annotations stay as they are.
-  void PutRecord(json& object, const LeaderElectionRecord& r) const override {
-    api::ConfigMap configmap = api::LenientConfigMap(object);
-    configmap.original = api::WireOriginal(std::make_shared<const json>(std::move(object)));
+  const char* RecordMember() const override { return "metadata"; }
+
+  // Into the metadata as the server returned it: its other annotations stay as they are.
+  void PutRecord(json& metadata, const LeaderElectionRecord& r) const override {
+    json alone = json::object();
+    if (!metadata.is_null()) alone["metadata"] = std::move(metadata);
+    api::ConfigMap configmap = api::LenientConfigMap(alone);
+    configmap.original = api::WireOriginal(std::make_shared<const json>(std::move(alone)));
     configmap.metadata.annotations[kLeaderAnnotation] = FormatLeaderAnnotation(r);
-    object = api::ToJson(configmap);
+    json encoded = api::ToJson(configmap);
+    metadata = std::move(encoded["metadata"]);
   }
 
   Result<ObservedRecord> ReadRecord(const json& object) const override {

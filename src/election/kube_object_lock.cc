@@ -1,6 +1,9 @@
 // KubeObjectLock: what LeaseLock and ConfigMapLock share: get, create, update, watch, events.
 #include "election/kube_object_lock.h"
 
+#include <map>
+#include <string>
+
 #include "api/api_paths.h"
 #include "api/codec.h"
 #include "api/object_meta_validation.h"
@@ -38,13 +41,28 @@ KubeObjectLock::KubeObjectLock(std::shared_ptr<Cluster> cluster, KubeLockOptions
   }
 }
 
-void KubeObjectLock::AddLabels(json& object) const {
-  if (options_.labels.empty() || !object.is_object()) return;
-  json& metadata = object["metadata"];
+void KubeObjectLock::AddLabels(json& metadata) const {
+  if (options_.labels.empty()) return;
   if (!metadata.is_object()) return;  // not an object the server would take: it says why
   json& labels = metadata["labels"];
   if (!labels.is_object()) labels = json::object();
   for (const auto& [key, value] : options_.labels) labels[key] = value;
+}
+
+bool KubeObjectLock::HasLabels(const json& object) const {
+  if (options_.labels.empty()) return true;
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return false;
+  auto labels = metadata->find("labels");
+  if (labels == metadata->end() || !labels->is_object()) return false;
+  for (const auto& [key, value] : options_.labels) {
+    auto label = labels->find(key);
+    if (label == labels->end() || !label->is_string() ||
+        label->get_ref<const std::string&>() != value) {
+      return false;
+    }
+  }
+  return true;
 }
 
 KubeObjectLock::~KubeObjectLock() = default;
@@ -87,7 +105,7 @@ json WithoutManagedFields(json object) {
 Result<ObservedRecord> KubeObjectLock::Remember(json object, bool own_write) {
   auto record = ReadRecord(object);
   if (!record.ok()) return record;
-  json kept = WithoutManagedFields(std::move(object));
+  auto kept = std::make_shared<const json>(WithoutManagedFields(std::move(object)));
   std::lock_guard lock(mu_);
   cached_ = std::move(kept);
   cached_version_ = record->version;
@@ -106,7 +124,7 @@ Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
   json object = NewObject(record);
-  AddLabels(object);
+  if (object.is_object()) AddLabels(object["metadata"]);
   auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
   if (!created.ok()) return created.status();
   return Remember(std::move(*created), /*own_write=*/true);
@@ -114,23 +132,23 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
 
 Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  json object;
+  std::shared_ptr<const json> object;
   {
     std::lock_guard lock(mu_);
     if (!cached_) return Status::NotFound(Describe() + ": not read yet");
-    object = *cached_;
+    object = cached_;
   }
-  return Put(std::move(object), record, timeout);
+  return Put(*object, record, timeout);
 }
 
 Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& record, int64_t version,
                                                 Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  json object;
+  std::shared_ptr<const json> object;
   {
     std::lock_guard lock(mu_);
     if (cached_ && cached_version_ == version) {
-      object = *cached_;
+      object = cached_;
     } else if (watched_ && watched_->version == version) {
       object = watched_->object;
     } else {
@@ -138,14 +156,62 @@ Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& reco
                               " is not at hand");
     }
   }
-  return Put(std::move(object), record, timeout);
+  return Put(*object, record, timeout);
 }
 
-Result<ObservedRecord> KubeObjectLock::Put(json base, const LeaderElectionRecord& record,
+namespace {
+
+// The text of the object `base` with the members `changed` in place of its own (or added): a
+// write of a few members of a kept object without copying the rest of it. The same text as
+// base's dump() after the change (members in key order, as nlohmann keeps them).
+std::string DumpWith(const json& base, const std::map<std::string, json, std::less<>>& changed) {
+  std::string out = "{";
+  const auto add = [&](const std::string& key, const json& value) {
+    if (out.size() > 1) out += ',';
+    out += json(key).dump();
+    out += ':';
+    out += value.dump();
+  };
+  auto next_change = changed.begin();
+  for (auto member = base.begin(); member != base.end(); ++member) {
+    const std::string& key = member.key();
+    for (; next_change != changed.end() && next_change->first < key; ++next_change) {
+      add(next_change->first, next_change->second);
+    }
+    if (next_change != changed.end() && next_change->first == key) {
+      add(key, next_change->second);
+      ++next_change;
+    } else {
+      add(key, member.value());
+    }
+  }
+  for (; next_change != changed.end(); ++next_change) add(next_change->first, next_change->second);
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
+Result<ObservedRecord> KubeObjectLock::Put(const json& base, const LeaderElectionRecord& record,
                                            Timeout timeout) {
-  PutRecord(base, record);  // keeps metadata.resourceVersion: a compare-and-swap
-  AddLabels(base);
-  auto updated = KubeClientOf(*cluster_).Call("PUT", object_path_, &base, timeout);
+  // Only the record's member changes (and the metadata, for labels it lacks); everything else,
+  // metadata.resourceVersion included, goes as it was read: a compare-and-swap.
+  std::map<std::string, json, std::less<>> changed;
+  // A body names its kind, whatever the object read did (kube-apiserver refuses one without).
+  changed["apiVersion"] = kind_.api_version(version_);
+  changed["kind"] = kind_.kind;
+  json& member = changed[RecordMember()];
+  if (auto it = base.find(RecordMember()); it != base.end()) member = *it;
+  PutRecord(member, record);
+  if (!HasLabels(base)) {
+    auto [metadata, added] = changed.try_emplace("metadata");
+    if (added) {
+      if (auto it = base.find("metadata"); it != base.end()) metadata->second = *it;
+    }
+    AddLabels(metadata->second);
+  }
+  auto updated =
+      KubeClientOf(*cluster_).CallWithText("PUT", object_path_, DumpWith(base, changed), timeout);
   if (!updated.ok()) return updated.status();
   return Remember(std::move(*updated), /*own_write=*/true);
 }
@@ -194,7 +260,8 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
         if (record->record.holder_identity != options_.identity) {
           std::lock_guard lock(mu_);
           if (!watched_ || watched_->version < record->version) {
-            watched_ = Kept{WithoutManagedFields(object), record->version};
+            watched_ =
+                Kept{std::make_shared<const json>(WithoutManagedFields(object)), record->version};
           }
         }
         on_change(*record);

@@ -42,8 +42,11 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
 
   // A new object holding `record`.
   virtual nlohmann::json NewObject(const LeaderElectionRecord& record) const = 0;
-  // Writes `record` into an existing object.
-  virtual void PutRecord(nlohmann::json& object, const LeaderElectionRecord& record) const = 0;
+  // The top-level member of an object that holds the record ("spec", "metadata"): a write sends
+  // the object as it was read but for that member (and the metadata's labels).
+  virtual const char* RecordMember() const = 0;
+  // Writes `record` into that member of an existing object (null when the object has none).
+  virtual void PutRecord(nlohmann::json& member, const LeaderElectionRecord& record) const = 0;
   // The record in an object, and its raw form (an object without one holds the empty record).
   virtual Result<ObservedRecord> ReadRecord(const nlohmann::json& object) const = 0;
   // The record's version: the object's metadata.resourceVersion (0 when it has none); Internal
@@ -57,12 +60,14 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   // reply to a write of this lock (`own_write`) also tells its watch to skip that write's echo.
   Result<ObservedRecord> Remember(nlohmann::json object, bool own_write);
   // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
-  Result<ObservedRecord> Put(nlohmann::json base, const LeaderElectionRecord& record,
+  Result<ObservedRecord> Put(const nlohmann::json& base, const LeaderElectionRecord& record,
                              Timeout timeout);
-  // Puts the options' labels on an object about to be written.
-  void AddLabels(nlohmann::json& object) const;
+  // Puts the options' labels on an object's metadata about to be written.
+  void AddLabels(nlohmann::json& metadata) const;
+  // Whether an object's metadata already carries every label of the options.
+  bool HasLabels(const nlohmann::json& object) const;
   struct Kept {
-    nlohmann::json object;  // without metadata.managedFields
+    std::shared_ptr<const nlohmann::json> object;  // without metadata.managedFields
     int64_t version = 0;
   };
 
@@ -75,7 +80,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::string watch_path_;       // collection_path_, with a label selector for the labels
   Status invalid_;               // labels the server would refuse: every call fails with it
   std::mutex mu_;
-  std::optional<nlohmann::json> cached_;  // the object as last read or written
+  // The object as last read or written, never changed once kept: a write reads it without a copy.
+  std::shared_ptr<const nlohmann::json> cached_;
   int64_t cached_version_ = 0;
   std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
   // The newest version this lock wrote: the watch skips events at or below it (the echoes of

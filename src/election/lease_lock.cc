@@ -22,6 +22,14 @@ api::LeaseSpec SpecOf(const LeaderElectionRecord& r) {
   return spec;
 }
 
+// A Lease of nothing but `spec`: what the record is read from and written to, without the cost
+// of the metadata (a renewal's reply carries its managedFields).
+json SpecAlone(json spec) {
+  json alone = json::object();
+  if (!spec.is_null()) alone["spec"] = std::move(spec);
+  return alone;
+}
+
 class LeaseLock final : public KubeObjectLock {
  public:
   LeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
@@ -36,13 +44,17 @@ class LeaseLock final : public KubeObjectLock {
     return api::ToJson(lease);
   }
 
-  // The server's object with the record as its spec: what the record does not hold (metadata,
-  // fields a newer server adds) goes back as it came.
-  void PutRecord(json& object, const LeaderElectionRecord& r) const override {
-    api::Lease lease = api::LenientLease(object);
-    lease.original = api::WireOriginal(std::make_shared<const json>(std::move(object)));
+  const char* RecordMember() const override { return "spec"; }
+
+  // The server's spec with the record in it, through the typed codec on the spec alone: fields
+  // the record does not hold (a newer server's) go back as they came.
+  void PutRecord(json& spec, const LeaderElectionRecord& r) const override {
+    json alone = SpecAlone(std::move(spec));
+    api::Lease lease = api::LenientLease(alone);
+    lease.original = api::WireOriginal(std::make_shared<const json>(std::move(alone)));
     lease.spec = SpecOf(r);
-    object = api::ToJson(lease);
+    json encoded = api::ToJson(lease);
+    spec = std::move(encoded["spec"]);
   }
 
   // Leniently: this runs on every renewal's reply and every watched change, and must read what
@@ -50,7 +62,9 @@ class LeaseLock final : public KubeObjectLock {
   Result<ObservedRecord> ReadRecord(const json& object) const override {
     auto version = VersionOf(object);
     if (!version.ok()) return version.status();
-    const api::LeaseSpec spec = api::LenientLease(object).spec;
+    json alone = json::object();
+    if (auto it = object.find("spec"); it != object.end()) alone = SpecAlone(*it);
+    const api::LeaseSpec spec = api::LenientLease(alone).spec;
     ObservedRecord out;
     out.version = *version;
     LeaderElectionRecord& r = out.record;
@@ -61,7 +75,7 @@ class LeaseLock final : public KubeObjectLock {
     r.leader_transitions = spec.lease_transitions.value_or(0);
     r.strategy = spec.strategy.value_or("");
     r.preferred_holder = spec.preferred_holder.value_or("");
-    out.raw = object.value("spec", json::object()).dump();  // the bytes as stored, not as read
+    out.raw = alone.value("spec", json::object()).dump();  // the bytes as stored, not as read
     return out;
   }
 };
