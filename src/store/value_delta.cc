@@ -113,4 +113,19 @@ std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view b
   return out;
 }
 
+DeltaBytes::DeltaBytes(std::string_view bytes) : size_(static_cast<uint32_t>(bytes.size())) {
+  if (!OnHeap()) {
+    std::memcpy(in_place_, bytes.data(), bytes.size());
+    return;
+  }
+  char* block = new char[bytes.size()];
+  std::memcpy(block, bytes.data(), bytes.size());
+  std::memcpy(in_place_, &block, sizeof block);
+}
+
+void DeltaBytes::Free() {
+  if (OnHeap()) delete[] HeapBlock();
+  size_ = 0;
+}
+
 }  // namespace tenure::store

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,5 +24,48 @@ std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view b
 
 // How many times ApplyDelta ran in this process: tests check how much work a rebuild does.
 uint64_t DeltasApplied();
+
+// A delta as the watch history keeps one: up to 28 bytes in place (a renewed Lease's is 20 to 30),
+// longer ones in a heap block of their exact size. 32 bytes in all, where a std::string is 32
+// plus a heap block for anything over 15 bytes. Move-only. (A delta is shorter than its value,
+// and a value is a few MiB at most: the size fits 32 bits.)
+class DeltaBytes {
+ public:
+  DeltaBytes() = default;
+  explicit DeltaBytes(std::string_view bytes);
+  DeltaBytes(DeltaBytes&& other) noexcept { Take(other); }
+  DeltaBytes& operator=(DeltaBytes&& other) noexcept {
+    if (this != &other) {
+      Free();
+      Take(other);
+    }
+    return *this;
+  }
+  DeltaBytes(const DeltaBytes&) = delete;
+  DeltaBytes& operator=(const DeltaBytes&) = delete;
+  ~DeltaBytes() { Free(); }
+
+  std::string_view view() const { return {OnHeap() ? HeapBlock() : in_place_, size_}; }
+  // Whether the bytes are in a heap block of their own (tests).
+  bool OnHeap() const { return size_ > kInPlace; }
+
+ private:
+  static constexpr uint32_t kInPlace = 28;
+  // A heap block's address is kept in the first bytes of in_place_.
+  char* HeapBlock() const {
+    char* block;
+    std::memcpy(&block, in_place_, sizeof block);
+    return block;
+  }
+  void Take(DeltaBytes& other) {
+    std::memcpy(in_place_, other.in_place_, sizeof in_place_);
+    size_ = other.size_;
+    other.size_ = 0;
+  }
+  void Free();
+
+  char in_place_[kInPlace];
+  uint32_t size_ = 0;
+};
 
 }  // namespace tenure::store

@@ -92,5 +92,31 @@ TEST(ValueDeltaTest, ADeltaThatDoesNotFitItsBaseIsRefused) {
   EXPECT_FALSE(ApplyDelta(std::string(1, '\x80'), base).has_value());
 }
 
+TEST(DeltaBytesTest, ARenewalsDeltaNeedsNoHeapBlockAndLongerOnesKeepTheirBytes) {
+  static_assert(sizeof(DeltaBytes) == 32);
+  std::string older =
+      Lease("candidate-a-0001", "2026-12-05T03:17:13.123456Z", "2026-12-05T03:17:13Z");
+  std::string newer =
+      Lease("candidate-a-0001", "2026-12-05T03:17:15.130987Z", "2026-12-05T03:17:15Z");
+  const std::string renewal = MakeDelta(older, newer);
+  DeltaBytes kept(renewal);
+  EXPECT_FALSE(kept.OnHeap()) << renewal.size() << " bytes";
+  EXPECT_EQ(kept.view(), renewal);
+
+  const std::string handover = MakeDelta(
+      Lease("candidate-b-0001", "2026-12-05T03:17:30.000001Z", "2026-12-05T03:17:30Z"), newer);
+  DeltaBytes long_one(handover);
+  EXPECT_EQ(long_one.OnHeap(), handover.size() > 28);
+  EXPECT_EQ(long_one.view(), handover);
+  DeltaBytes moved(std::move(long_one));
+  EXPECT_EQ(moved.view(), handover);
+  EXPECT_TRUE(long_one.view().empty());  // NOLINT(bugprone-use-after-move): moved-from is empty
+  moved = std::move(kept);
+  EXPECT_EQ(moved.view(), renewal);
+  moved = DeltaBytes(std::string(100, 'x'));
+  EXPECT_EQ(moved.view(), std::string(100, 'x'));
+  EXPECT_TRUE(DeltaBytes().view().empty());
+}
+
 }  // namespace
 }  // namespace tenure::store

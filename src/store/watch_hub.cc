@@ -40,21 +40,22 @@ Event Delivered(const KeptEvent& e) {
 // Lease: tens of bytes instead of hundreds), and its key through that version.
 struct HistoryEntry {
   SharedEvent event;  // null once superseded in the history
-  std::string delta;  // once superseded: the value, from the value of entry `next`
+  DeltaBytes delta;   // once superseded: the value, from the value of entry `next`
   uint64_t next = 0;  // the key's next version in the history (0: none yet)
   // An update's or deletion's previous value (what the key held before it): the entry `prev`
-  // while the history keeps it, otherwise `prev_delta` from this entry's value.
+  // while the history keeps it, otherwise `prev_delta` from this entry's value (on the heap: most
+  // entries have their previous version in the history).
   uint64_t prev = 0;
-  std::string prev_delta;
-  bool prev_known = false;    // whether one of the two gives it
+  std::unique_ptr<DeltaBytes> prev_delta;
   int64_t prev_revision = 0;  // its mod_revision
-  Event::Type type = Event::Type::kCreated;
   int64_t revision = 0;
   int64_t create_revision = 0;
   // What it counts in the history's bytes: its key and value whole, plus bookkeeping. Not what
   // it holds (a delta is far smaller), but what a replay rebuilds and queues for a watcher: the
   // bound on the bytes keeps that bounded as well.
-  size_t bytes = 0;
+  uint32_t bytes = 0;
+  Event::Type type = Event::Type::kCreated;
+  bool prev_known = false;  // whether `prev` or `prev_delta` gives it
 };
 
 // The bytes an event counts in the history (HistoryEntry::bytes).
@@ -141,7 +142,8 @@ struct WatchHub::Core {
         if (next == newer.end()) return damaged();
         key = next->second.first;
         if (next->second.second) {
-          std::optional<std::string> value = ApplyDelta(h.delta, next->second.second->kv.value);
+          std::optional<std::string> value =
+              ApplyDelta(h.delta.view(), next->second.second->kv.value);
           if (!value) return damaged();
           auto rebuilt = std::make_shared<Event>();
           rebuilt->type = h.type;
@@ -157,7 +159,9 @@ struct WatchHub::Core {
       if (with_previous && h.prev_known) {
         // The previous version's delta is against this one: either the entry it names, or kept
         // here once that entry was dropped.
-        const std::string& delta = h.prev != 0 ? Entry(h.prev).delta : h.prev_delta;
+        const std::string_view delta = h.prev != 0    ? Entry(h.prev).delta.view()
+                                       : h.prev_delta ? h.prev_delta->view()
+                                                      : std::string_view();
         std::optional<std::string> value = ApplyDelta(delta, event->kv.value);
         if (!value) return damaged();
         kept.previous = std::make_shared<const KeyValue>(
@@ -190,17 +194,16 @@ struct WatchHub::Core {
           before->event->kv.key == e.event->kv.key &&
           (&before->event->kv == e.previous.get() ||
            before->event->kv.value == e.previous->value)) {
-        before->delta = MakeDelta(before->event->kv.value, e.event->kv.value);
-        before->delta.shrink_to_fit();
+        before->delta = DeltaBytes(MakeDelta(before->event->kv.value, e.event->kv.value));
         before->next = seq;
         released.push_back(std::move(before->event));
         h.prev = prev;
       } else {
-        h.prev_delta = MakeDelta(e.previous->value, e.event->kv.value);
-        h.prev_delta.shrink_to_fit();
+        h.prev_delta =
+            std::make_unique<DeltaBytes>(MakeDelta(e.previous->value, e.event->kv.value));
       }
     }
-    h.bytes = EventBytes(*e.event);
+    h.bytes = static_cast<uint32_t>(EventBytes(*e.event));
     bytes += h.bytes;
     history.push_back(std::move(h));
   }
@@ -221,7 +224,7 @@ struct WatchHub::Core {
         // Its delta against the next version is that version's previous value, from its own.
         HistoryEntry& next = Entry(oldest.next);
         next.prev = 0;
-        next.prev_delta = std::move(oldest.delta);
+        next.prev_delta = std::make_unique<DeltaBytes>(std::move(oldest.delta));
       }
       dropped.push_back(std::move(oldest));
       history.pop_front();
