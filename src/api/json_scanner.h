@@ -12,7 +12,10 @@ namespace tenure::api {
 
 class JsonScanner {
  public:
-  explicit JsonScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+  // A UTF-8 byte order mark at the start is skipped, as nlohmann does.
+  explicit JsonScanner(std::string_view text)
+      : p_(text.data() + (text.starts_with("\xEF\xBB\xBF") ? 3 : 0)),
+        end_(text.data() + text.size()) {}
 
   // The next character after whitespace ('\0' at the end), not consumed.
   char Peek();

@@ -56,6 +56,20 @@ TEST(JsonScannerTest, ValuesAreSkippedWholeAndMalformedOnesRefused) {
   }
 }
 
+// Found by review: nlohmann skips a byte order mark at the start of its input, and the SAX pass
+// before the scanner did too.
+TEST(JsonScannerTest, AByteOrderMarkIsSkippedAtTheStartOnly) {
+  EXPECT_TRUE(SkipsWhole("\xEF\xBB\xBF{}"));
+  EXPECT_FALSE(SkipsWhole("{}\xEF\xBB\xBF"));
+  EXPECT_FALSE(SkipsWhole("[\xEF\xBB\xBF]"));
+  for (const char* text : {"\xEF\xBB\xBF{}", "{}\xEF\xBB\xBF", "[\xEF\xBB\xBF]"}) {
+    EXPECT_EQ(SkipsWhole(text), json::accept(text)) << text;
+  }
+  ObjectHead head;
+  ASSERT_TRUE(ReadObjectHead("\xEF\xBB\xBF{\"metadata\":{\"name\":\"a\"}}", head, true));
+  EXPECT_EQ(head.name, "a");
+}
+
 TEST(JsonScannerTest, DeepNestingIsFollowedWithoutRecursion) {
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
   EXPECT_TRUE(SkipsWhole(deep));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 
 namespace tenure::store {
 namespace {
@@ -114,6 +115,9 @@ std::optional<std::string> ApplyDelta(std::string_view delta, std::string_view b
 }
 
 DeltaBytes::DeltaBytes(std::string_view bytes) : size_(static_cast<uint32_t>(bytes.size())) {
+  // Deltas are shorter than the values they come from, which requests bound to a few MiB; a
+  // longer one would be cut short here, and copied past the end of in_place_ below.
+  if (bytes.size() > UINT32_MAX) std::abort();
   if (!OnHeap()) {
     std::memcpy(in_place_, bytes.data(), bytes.size());
     return;
