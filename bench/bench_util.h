@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -17,6 +18,21 @@
 #include <vector>
 
 namespace tenure::bench {
+
+// The one flag of the micro benchmarks, --calls N (`fallback` without it); any other flag ends
+// the program with its usage.
+inline int CallsFlag(int argc, char** argv, int fallback, const char* program) {
+  int calls = fallback;
+  for (int i = 1; i < argc; i += 2) {
+    if (std::string(argv[i]) == "--calls" && i + 1 < argc) {
+      calls = std::atoi(argv[i + 1]);
+    } else {
+      std::fprintf(stderr, "unknown flag %s (usage: %s [--calls N])\n", argv[i], program);
+      std::exit(2);
+    }
+  }
+  return calls;
+}
 
 // A /proc/PID/status field in KiB ("VmRSS:", "VmHWM:") of this process or of `pid`, -1 when
 // absent.

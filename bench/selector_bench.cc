@@ -7,8 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "bench_util.h"
 
 #include "api/kinds.h"
 #include "server/http_server.h"
@@ -51,15 +52,7 @@ void Time(const char* what, const tenure::api::KindInfo& kind, const std::string
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 200000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--calls") == 0) {
-      calls = std::atoi(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "unknown flag %s (usage: selector_bench [--calls N])\n", argv[i]);
-      return 2;
-    }
-  }
+  const int calls = tenure::bench::CallsFlag(argc, argv, 200000, "selector_bench");
   if (calls < 1) {
     std::fprintf(stderr, "--calls must be at least 1\n");
     return 2;

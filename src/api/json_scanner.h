@@ -23,6 +23,8 @@ class JsonScanner {
   bool Consume(char c);
   // Whether only whitespace is left.
   bool AtEnd() { return Peek() == '\0' && p_ == end_; }
+  // Where the scanner stands in the text: the next character not consumed.
+  const char* position() const { return p_; }
 
   // A string (the next character must be '"'): decoded into *out (replacing it) when out is not
   // null, only checked otherwise. false: not a well-formed string.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/object_head.h"
+#include "api/parse_without_managed_fields.h"
 
 namespace tenure::api {
 namespace {
@@ -101,8 +102,9 @@ class RandomJson {
   }
 
   std::string Object(int depth) {
-    static const std::array<const char*, 8> kKeys = {
-        "metadata", "name", "namespace", "labels", "resourceVersion", "type", "object", "spec"};
+    static const std::array<const char*, 9> kKeys = {
+        "metadata", "name",   "namespace", "labels",       "resourceVersion",
+        "type",     "object", "spec",      "managedFields"};
     std::string out = "{";
     const size_t members = Pick(5);
     for (size_t i = 0; i < members; ++i) {
@@ -187,6 +189,7 @@ TEST(JsonScannerTest, AgreesWithNlohmannOnWhatIsJsonAndOnEveryObjectsHead) {
     bool accepted = json::accept(text);
     ASSERT_EQ(SkipsWhole(text), accepted) << text;
     if (!accepted) {
+      EXPECT_TRUE(ParseWithoutManagedFields(text).is_discarded()) << text;
       ++refused;
       continue;
     }
@@ -201,6 +204,15 @@ TEST(JsonScannerTest, AgreesWithNlohmannOnWhatIsJsonAndOnEveryObjectsHead) {
       return text.find(quoted) == text.rfind(quoted);
     };
     if (!once("metadata")) continue;
+    // The same object, parsed without metadata.managedFields, as a lock or an informer reads it.
+    if (once("managedFields")) {
+      json without = tree;
+      if (auto metadata = without.find("metadata");
+          metadata != without.end() && metadata->is_object()) {
+        metadata->erase("managedFields");
+      }
+      EXPECT_EQ(ParseWithoutManagedFields(text), without) << text;
+    }
     if (once("name")) {
       EXPECT_EQ(head.name, expected.name) << text;
     }

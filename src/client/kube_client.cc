@@ -158,22 +158,23 @@ void KubeClient::ReturnConnection(Pooled pooled) {
 Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::string& path,
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
-                                        const std::string& content_type) {
-  if (body == nullptr) return Send(method, path, nullptr, timeout, content_type);
+                                        const std::string& content_type, ReplyParser parse) {
+  if (body == nullptr) return Send(method, path, nullptr, timeout, content_type, parse);
   const std::string text = body->dump();
-  return Send(method, path, &text, timeout, content_type);
+  return Send(method, path, &text, timeout, content_type, parse);
 }
 
 Result<nlohmann::json> KubeClient::CallWithText(const std::string& method, const std::string& path,
                                                 const std::string& body,
                                                 std::chrono::nanoseconds timeout,
-                                                const std::string& content_type) {
-  return Send(method, path, &body, timeout, content_type);
+                                                const std::string& content_type,
+                                                ReplyParser parse) {
+  return Send(method, path, &body, timeout, content_type, parse);
 }
 
 Result<nlohmann::json> KubeClient::Send(const std::string& method, const std::string& path,
                                         const std::string* body, std::chrono::nanoseconds timeout,
-                                        const std::string& content_type) {
+                                        const std::string& content_type, ReplyParser parse) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Result<HttpReply> reply = Status::Unavailable("no server to send " + method + " " + path + " to");
   // A 401 to an exec plugin's credential runs the plugin again and repeats the request once
@@ -245,7 +246,8 @@ Result<nlohmann::json> KubeClient::Send(const std::string& method, const std::st
   }
   if (!reply.ok()) return reply.status();
   if (reply->status >= 400) return api::StatusFromResponse(reply->status, reply->body);
-  nlohmann::json parsed = nlohmann::json::parse(reply->body, nullptr, false);
+  nlohmann::json parsed =
+      parse != nullptr ? parse(reply->body) : nlohmann::json::parse(reply->body, nullptr, false);
   if (parsed.is_discarded()) {
     return Status::Internal("the server sent a reply that is not JSON (HTTP " +
                             std::to_string(reply->status) + ")");

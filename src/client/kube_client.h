@@ -20,6 +20,7 @@
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/connection_pool.h"
@@ -53,14 +54,20 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   static Result<std::shared_ptr<KubeClient>> Create(ClusterConfig config);
   ~KubeClient();
 
+  // How a successful reply's text is parsed (nlohmann's parse when null); a discarded value
+  // means the text was not JSON.
+  using ReplyParser = nlohmann::json (*)(std::string_view text);
+
   // `path` is an API path ("/apis/coordination.k8s.io/v1/namespaces/ns/leases/x").
   Result<nlohmann::json> Call(const std::string& method, const std::string& path,
                               const nlohmann::json* body, std::chrono::nanoseconds timeout,
-                              const std::string& content_type = "application/json");
+                              const std::string& content_type = "application/json",
+                              ReplyParser parse = nullptr);
   // The same with a body already written as text (`content_type`).
   Result<nlohmann::json> CallWithText(const std::string& method, const std::string& path,
                                       const std::string& body, std::chrono::nanoseconds timeout,
-                                      const std::string& content_type = "application/json");
+                                      const std::string& content_type = "application/json",
+                                      ReplyParser parse = nullptr);
 
   // Events of the object `name` in the collection at `collection_path`, from one shared watch
   // per collection (resumed from the last resourceVersion, relisted after 410 Expired). The
@@ -115,7 +122,7 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   // Call's work, with the body as text (null: none).
   Result<nlohmann::json> Send(const std::string& method, const std::string& path,
                               const std::string* body, std::chrono::nanoseconds timeout,
-                              const std::string& content_type);
+                              const std::string& content_type, ReplyParser parse);
   std::string BearerToken();
   // At most config_.max_connections requests are in flight; more wait for a connection (bounded by
   // their timeout, served earliest deadline first), so a thousand electors share a few

@@ -7,6 +7,7 @@
 #include "api/api_paths.h"
 #include "api/codec.h"
 #include "api/object_meta_validation.h"
+#include "api/parse_without_managed_fields.h"
 #include "api/resource_version.h"
 #include "election/cluster_access.h"
 
@@ -116,7 +117,8 @@ Result<ObservedRecord> KubeObjectLock::Remember(json object, bool own_write) {
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout);
+  auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout,
+                                             "application/json", api::ParseWithoutManagedFields);
   if (!object.ok()) return object.status();
   return Remember(std::move(*object), /*own_write=*/false);
 }
@@ -125,7 +127,8 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
   if (!invalid_.ok()) return invalid_;
   json object = NewObject(record);
   if (object.is_object()) AddLabels(object["metadata"]);
-  auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout);
+  auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout,
+                                              "application/json", api::ParseWithoutManagedFields);
   if (!created.ok()) return created.status();
   return Remember(std::move(*created), /*own_write=*/true);
 }
@@ -211,7 +214,8 @@ Result<ObservedRecord> KubeObjectLock::Put(const json& base, const LeaderElectio
     AddLabels(metadata->second);
   }
   auto updated =
-      KubeClientOf(*cluster_).CallWithText("PUT", object_path_, DumpWith(base, changed), timeout);
+      KubeClientOf(*cluster_).CallWithText("PUT", object_path_, DumpWith(base, changed), timeout,
+                                           "application/json", api::ParseWithoutManagedFields);
   if (!updated.ok()) return updated.status();
   return Remember(std::move(*updated), /*own_write=*/true);
 }
