@@ -3,6 +3,7 @@
 #include "api/parse_without_managed_fields.h"
 
 #include <string>
+#include <utility>
 
 #include "api/json_scanner.h"
 
@@ -12,12 +13,14 @@ namespace {
 using Step = JsonScanner::Step;
 
 // The bytes [begin, end) of `text` that hold metadata.managedFields with one comma beside it, so
-// that what is left is the same object without that member; {0, 0} when there is none.
-std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text) {
+// that what is left is the same object without that member; {0, 0} when there is none. The
+// object is the text itself, or its member `wrapper` (a watch event's "object").
+std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text, const char* wrapper) {
   std::pair<size_t, size_t> span{0, 0};
   JsonScanner scan(text);
   const auto at = [&](const char* p) { return static_cast<size_t>(p - text.data()); };
-  scan.Members([&](const std::string& key) {
+  // The object's members, up to its metadata's managedFields.
+  const auto in_object = [&](const std::string& key) {
     if (key != "metadata" || scan.Peek() != '{') {
       return scan.SkipValue() ? Step::kNext : Step::kError;
     }
@@ -43,20 +46,39 @@ std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text) {
       if (!scan.Consume(',')) break;
     }
     return Step::kStop;  // no managedFields: parse the text as it is
-  });
+  };
+  if (wrapper == nullptr) {
+    scan.Members(in_object);
+  } else {
+    scan.Members([&](const std::string& key) {
+      if (key != wrapper || scan.Peek() != '{') {
+        return scan.SkipValue() ? Step::kNext : Step::kError;
+      }
+      return scan.Members(in_object) == Step::kError ? Step::kError : Step::kStop;
+    });
+  }
   return span;
 }
 
-}  // namespace
-
-nlohmann::json ParseWithoutManagedFields(std::string_view text) {
-  const auto [begin, end] = ManagedFieldsSpan(text);
+// `text` parsed with the bytes [begin, end) left out.
+nlohmann::json ParseWithout(std::string_view text, std::pair<size_t, size_t> span) {
+  const auto [begin, end] = span;
   if (begin == end) return nlohmann::json::parse(text, nullptr, false);
   std::string rest;
   rest.reserve(text.size() - (end - begin));
   rest.append(text.substr(0, begin));
   rest.append(text.substr(end));
   return nlohmann::json::parse(rest, nullptr, false);
+}
+
+}  // namespace
+
+nlohmann::json ParseWithoutManagedFields(std::string_view text) {
+  return ParseWithout(text, ManagedFieldsSpan(text, nullptr));
+}
+
+nlohmann::json ParseWatchEventWithoutManagedFields(std::string_view line) {
+  return ParseWithout(line, ManagedFieldsSpan(line, "object"));
 }
 
 }  // namespace tenure::api

@@ -14,35 +14,6 @@ std::pair<std::string, std::string> KeyOf(const json& object) {
           object.value("/metadata/name"_json_pointer, std::string())};
 }
 
-// The object's JSON text without metadata.managedFields, written member by member so that the
-// object is not copied first.
-std::string TextWithoutManagedFields(const json& object) {
-  auto metadata = object.find("metadata");
-  if (!object.is_object() || metadata == object.end() || !metadata->is_object() ||
-      !metadata->contains("managedFields")) {
-    return object.dump();
-  }
-  // `value_of` gives a member's text, or "" to leave it out.
-  auto members = [](const json& o, auto&& value_of) {
-    std::string text = "{";
-    for (auto it = o.begin(); it != o.end(); ++it) {
-      std::string value = value_of(it.key(), it.value());
-      if (value.empty()) continue;
-      if (text.size() > 1) text += ',';
-      text += json(it.key()).dump();
-      text += ':';
-      text += value;
-    }
-    return text + "}";
-  };
-  return members(object, [&](const std::string& key, const json& value) {
-    if (key != "metadata") return value.dump();
-    return members(value, [](const std::string& k, const json& v) {
-      return k == "managedFields" ? std::string() : v.dump();
-    });
-  });
-}
-
 }  // namespace
 
 Informer::Informer(KubeClient& client, std::string collection_path, Handler handler, Keep keep,
@@ -107,7 +78,7 @@ bool Informer::Store(const Key& key, const json& object) {
   if (keep_ == Keep::kParsed) {
     stored.object = object;
   } else {
-    stored.text = TextWithoutManagedFields(object);
+    stored.text = object.dump();  // the shared watch leaves managedFields out
     stored.text.shrink_to_fit();  // kept for long: without the room left by appending
   }
   return true;

@@ -7,10 +7,10 @@
 // {}) after each complete listing. synced() is true from the first complete listing on.
 // The copy keeps parsed objects, or with Keep::kText each object's JSON text (a parsed tree
 // costs several times the text: 100,000 Leases took ~180 MiB as trees), which Get and List then
-// parse: for large collections that are read rarely. The text leaves out metadata.managedFields
-// (a third of a Lease), as client-go's informers strip them: who owns which field is the server's
-// business, and an update sent without them keeps the stored ones. ADDED and MODIFIED handlers
-// still see them; DELETED gets the kept copy.
+// parse: for large collections that are read rarely. Objects come without metadata.managedFields
+// (a third of a Lease; the shared watch leaves them out, as client-go's informers strip them):
+// who owns which field is the server's business, and an update sent without them keeps the
+// stored ones. DELETED gets the kept copy.
 // With a filter (`wants`, see KubeClient::WatchCollection) the copy holds only the objects it
 // accepts, and an event of another object is not even parsed: for a controller that manages a
 // few objects of a large collection. What the filter turned away is not brought back when it

@@ -70,7 +70,9 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
                                       ReplyParser parse = nullptr);
 
   // Events of the object `name` in the collection at `collection_path`, from one shared watch
-  // per collection (resumed from the last resourceVersion, relisted after 410 Expired). The
+  // per collection (resumed from the last resourceVersion, relisted after 410 Expired). Objects
+  // come without metadata.managedFields, here and in WatchCollection (no subscriber reads them,
+  // and they are most of what parsing a small object costs). The
   // path may carry a labelSelector or fieldSelector query: each distinct path is a stream of its
   // own, shared by the subscribers of that path. The handler runs on the watch thread and must not
   // block. Destroying the subscription stops deliveries (and the watch, when it was the last one).

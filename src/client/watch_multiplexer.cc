@@ -10,6 +10,7 @@
 
 #include "api/api_paths.h"
 #include "api/object_head.h"
+#include "api/parse_without_managed_fields.h"
 #include "api/resource_version.h"
 #include "client/endpoint_rotation.h"
 #include "tenure/log.h"
@@ -174,7 +175,11 @@ class CollectionWatch {
     if (!list.ok()) return list.status();
     std::set<ObjectKey> present;
     if (auto items = list->find("items"); items != list->end() && items->is_array()) {
-      for (const json& item : *items) {
+      for (json& item : *items) {
+        // Delivered as the watch delivers objects: without their managedFields.
+        if (auto meta = item.find("metadata"); meta != item.end() && meta->is_object()) {
+          meta->erase("managedFields");
+        }
         present.insert(KeyOf(item));
         Deliver("MODIFIED", item,
                 VersionNumber(item.value("/metadata/resourceVersion"_json_pointer, std::string())));
@@ -297,7 +302,7 @@ class CollectionWatch {
         json event;
         const uint64_t version = VersionNumber(head.resource_version);
         if (type != "BOOKMARK" && Wanted(head.namespace_, head.name, version)) {
-          event = json::parse(*line, nullptr, false);
+          event = api::ParseWatchEventWithoutManagedFields(*line);
           if (!event.is_object()) continue;
         }
         heard = true;

@@ -177,20 +177,26 @@ TEST_P(InformerKeepTest, RememberKeepsTheNewestVersion) {
   EXPECT_EQ((*informer.Get("default", "x"))["spec"]["holderIdentity"], "b");
 }
 
-// The text copy leaves out managedFields (the handler still sees them), and an update sent
-// from it keeps the server's entries.
-TEST_F(InformerServerTest, TheTextCopyLeavesOutManagedFieldsAndAnUpdateFromItKeepsThem) {
+// The shared watch leaves out managedFields (neither the handler nor the copy gets them, from
+// the listing or from the watch), and an update sent from the copy keeps the server's entries.
+TEST_F(InformerServerTest, ObjectsComeWithoutManagedFieldsAndAnUpdateFromTheCopyKeepsThem) {
   json created = CreateLease("default", "x", "a");
   ASSERT_TRUE(created["metadata"].contains("managedFields"));
+  std::atomic<int> handler_saw{0};
   std::atomic<bool> handler_saw_fields{false};
   Informer informer(
       client(), Path("default"),
       [&](const std::string& type, const json& o) {
-        if (type == "ADDED" && o["metadata"].contains("managedFields")) handler_saw_fields = true;
+        if (type != "ADDED" && type != "MODIFIED") return;
+        ++handler_saw;
+        if (o["metadata"].contains("managedFields")) handler_saw_fields = true;
       },
       Informer::Keep::kText);
   ASSERT_TRUE(Eventually([&] { return informer.synced(); }));
-  EXPECT_TRUE(handler_saw_fields.load());
+  CreateLease("default", "y", "a");  // through the watch, not the listing
+  ASSERT_TRUE(Eventually([&] { return informer.Get("default", "y").has_value(); }));
+  EXPECT_EQ(handler_saw.load(), 2);
+  EXPECT_FALSE(handler_saw_fields.load());
   auto copy = informer.Get("default", "x");
   ASSERT_TRUE(copy);
   EXPECT_FALSE((*copy)["metadata"].contains("managedFields"));
