@@ -122,7 +122,9 @@ std::unique_ptr<KindStrategy> MakeNamespaceStrategy(const api::KindInfo& kind) {
 Status AdmitIntoNamespace(store::Store& store, const api::KindInfo& kind, const std::string& ns,
                           const std::string& name, store::Deadline deadline) {
   auto stored = store.GetBefore(StorageKey(api::NamespaceKind(), "", ns), deadline);
-  if (!stored.ok()) return NamespaceNotFound(ns);
+  // Only NotFound means there is no such namespace (kube's NamespaceLifecycle): a store that
+  // cannot answer says so itself (503 or 504), and the client tries again.
+  if (!stored.ok()) return stored.status().IsNotFound() ? NamespaceNotFound(ns) : stored.status();
   // Only a terminating namespace is parsed: the stored text says so without it, mostly.
   if (stored->value.find("deletionTimestamp") == std::string::npos) return Status::Ok();
   json object = json::parse(stored->value, nullptr, false);

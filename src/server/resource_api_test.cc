@@ -35,8 +35,14 @@ class KnowingStore : public store::test_util::ForwardingStore {
     {
       std::lock_guard lock(mu_);
       deadlines.push_back(deadline);
+      if (key == unreadable_) return Status::Unavailable("etcd: no leader (a test's store)");
     }
     return Get(key);
+  }
+  // Reads of `key` fail from now on, as a store without quorum fails them.
+  void MakeUnreadable(std::string key) {
+    std::lock_guard lock(mu_);
+    unreadable_ = std::move(key);
   }
   std::optional<store::KeyValue> KnownValue(std::string_view key, int64_t revision) override {
     std::lock_guard lock(mu_);
@@ -70,6 +76,7 @@ class KnowingStore : public store::test_util::ForwardingStore {
 
  private:
   std::vector<store::Deadline> deadlines;
+  std::string unreadable_;
   std::mutex mu_;
   std::map<std::string, store::KeyValue> known_;
 };
@@ -159,6 +166,19 @@ class ResourceApiTest : public ::testing::Test {
   std::unique_ptr<ResourceApi> api_;
   std::string first_rv_;
 };
+
+// Found by reading the code after an etcd member's death made a CI test wait: the namespace
+// admission answered any failure to read the namespace as 404 "namespaces not found", so a
+// create while the store was out of reach was told its namespace did not exist. kube-apiserver's
+// NamespaceLifecycle says NotFound only for NotFound; a store error is the store's answer.
+TEST_F(ResourceApiTest, AStoreErrorReadingTheNamespaceIsNotAMissingNamespace) {
+  store_->MakeUnreadable("/registry/namespaces/default");
+  json lease = json::parse(Lease("b", ""));
+  lease["metadata"]["name"] = "another";
+  HttpResponse r = Send("POST", kLeases, lease.dump());
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_EQ(r.body.find("not found"), std::string::npos) << r.body;
+}
 
 TEST_F(ResourceApiTest, AnUpdateNamingAKnownVersionDoesNotRead) {
   store_->Know(Stored());
