@@ -23,28 +23,29 @@
 // them), so an update whose expected revision is that version needs no read first (kube-apiserver
 // starts GuaranteedUpdate from its watch cache the same way); the Txn still compares the revision.
 // Failures: every operation has a deadline (request_timeout, or the caller's Deadline when that
-// comes first); with several endpoints an attempt that may be repeated elsewhere also ends after
-// attempt_timeout, or after its even share of what is left among the members not tried yet. Reads
-// retry on another endpoint until the deadline. A write is retried on another endpoint when it was
-// certainly not applied (no endpoint connected yet, or etcd answered "no leader"); an update or
-// delete that names the revision it replaces also after an attempt that got no answer or lost its
-// connection: at most one copy can ever pass the compare, since revisions never repeat. When
-// the resend's compare fails and the key holds exactly the written value, the write is answered
-// as applied (indistinguishable from it), with the key's version; otherwise its outcome is
-// unknown. A write whose outcome is unknown fails with ServiceUnavailable or Timeout saying that
-// it may have been applied, never with a guessed result (never a Conflict). The hub's etcd watch
-// reconnects to any live endpoint and resumes after the last delivered revision (also when the
-// stream falls silent: see watch_silence_limit), so watchers see no
-// gap or duplicate across a member's death (unless etcd compacted past that revision meanwhile:
-// then the gap is logged to stderr). TLS: endpoints "https://..." use ca_file to verify etcd and
-// cert_file/key_file (optional) as client certificate. Threads: a write's first attempt goes out
-// with gRPC's callback API (at most max_writes_in_flight at once) and its callback runs on a gRPC
-// thread; resends, and writes waiting for a member, run on max_writes_in_flight writer threads
-// with the blocking API. Concurrent writes may be applied in any order. Event callbacks run on the
-// WatchHub dispatcher. Both may call into the store but must not block (no WriteSync). Get, List
-// and CurrentRevision block for up to one etcd round trip. The
-// destructor fails queued writes with ServiceUnavailable (unsent), waits for the ones being sent
-// (bounded by their deadline) and stops the watch; WatchHandles may outlive the store.
+// comes first), which a read's steps share (the revision request, the wait for the copy, the read
+// from etcd; a List's pages after the first get a request_timeout each); with several endpoints an
+// attempt that may be repeated elsewhere also ends after attempt_timeout, or after its even share
+// of what is left among the members not tried yet. Reads retry on another endpoint until the
+// deadline. A write is retried on another endpoint when it was certainly not applied (no endpoint
+// connected yet, or etcd answered "no leader"); an update or delete that names the revision it
+// replaces also after an attempt that got no answer or lost its connection: at most one copy can
+// ever pass the compare, since revisions never repeat. When the resend's compare fails and the key
+// holds exactly the written value, the write is answered as applied (indistinguishable from it),
+// with the key's version; otherwise its outcome is unknown. A write whose outcome is unknown fails
+// with ServiceUnavailable or Timeout saying that it may have been applied, never with a guessed
+// result (never a Conflict). The hub's etcd watch reconnects to any live endpoint and resumes after
+// the last delivered revision (also when the stream falls silent: see watch_silence_limit), so
+// watchers see no gap or duplicate across a member's death (unless etcd compacted past that
+// revision meanwhile: then the gap is logged to stderr). TLS: endpoints "https://..." use ca_file
+// to verify etcd and cert_file/key_file (optional) as client certificate. Threads: a write's first
+// attempt goes out with gRPC's callback API (at most max_writes_in_flight at once) and its callback
+// runs on a gRPC thread; resends, and writes waiting for a member, run on max_writes_in_flight
+// writer threads with the blocking API. Concurrent writes may be applied in any order. Event
+// callbacks run on the WatchHub dispatcher. Both may call into the store but must not block (no
+// WriteSync). Get, List and CurrentRevision block for up to one etcd round trip. The destructor
+// fails queued writes with ServiceUnavailable (unsent), waits for the ones being sent (bounded by
+// their deadline) and stops the watch; WatchHandles may outlive the store.
 #pragma once
 
 #include <chrono>

@@ -236,6 +236,12 @@ SysClock::time_point EtcdStore::Impl::OperationDeadline(Deadline caller) const {
   return now + std::chrono::duration_cast<SysClock::duration>(left);
 }
 
+Deadline EtcdStore::Impl::ReadEnd(Deadline caller) const {
+  const auto now = std::chrono::steady_clock::now();
+  // Compared as a duration: kNoDeadline (the time point's maximum) must not be added to.
+  return caller - now < options.request_timeout ? caller : now + options.request_timeout;
+}
+
 // After an attempt on endpoint `idx` failed in a way another member may not share.
 // `cut_short`: the attempt had less than the whole operation's time, so a deadline exceeded
 // says the member did not answer within its share (when the operation's own deadline ran out,

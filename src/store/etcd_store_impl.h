@@ -152,6 +152,9 @@ struct EtcdStore::Impl {
   bool IsStopping();
   SysClock::time_point AttemptDeadline(SysClock::time_point deadline, size_t attempt) const;
   SysClock::time_point OperationDeadline(Deadline caller) const;
+  // When a whole read ends, its catch-up and reads from etcd included: request_timeout from now,
+  // or the caller's deadline when sooner. Its steps share it rather than each starting anew.
+  Deadline ReadEnd(Deadline caller) const;
   void AttemptFailed(size_t idx, const grpc::Status& s, bool cut_short);
   void PauseBeforeRetry();
 
@@ -184,8 +187,10 @@ struct EtcdStore::Impl {
   // request failed or the copy does not get there in time (the read then goes to etcd).
   bool CatchUp(Deadline deadline);
   Result<KeyValue> GetFromEtcd(std::string_view key, Deadline deadline);
-  // A List read from etcd, in pages of one snapshot.
-  Result<ListResult> ListFromEtcd(std::string_view prefix, const ListOptions& options);
+  // A List read from etcd, in pages of one snapshot; the first page by `deadline` (it fixes the
+  // snapshot), each later one within its own request_timeout.
+  Result<ListResult> ListFromEtcd(std::string_view prefix, const ListOptions& options,
+                                  Deadline deadline = kNoDeadline);
   Result<int64_t> FetchRevision(int64_t at = 0, Deadline caller = kNoDeadline);
   // How many keys the prefix holds at `revision`.
   Result<int64_t> FetchObjectCount(int64_t revision);

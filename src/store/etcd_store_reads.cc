@@ -34,13 +34,13 @@ Result<KeyValue> EtcdStore::Impl::GetFromEtcd(std::string_view key, Deadline dea
 }
 
 Result<ListResult> EtcdStore::Impl::ListFromEtcd(std::string_view prefix,
-                                                 const ListOptions& options) {
+                                                 const ListOptions& options, Deadline deadline) {
   ListResult result;
   result.revision = options.revision;
   auto range = EtcdRange(prefix);
   if (!range) {
     if (result.revision != 0) return result;
-    auto revision = FetchRevision();
+    auto revision = FetchRevision(0, deadline);
     if (!revision.ok()) return revision.status();
     result.revision = *revision;
     return result;
@@ -61,7 +61,7 @@ Result<ListResult> EtcdStore::Impl::ListFromEtcd(std::string_view prefix,
     request.set_range_end(range->second);
     request.set_limit(want);
     request.set_revision(result.revision);
-    auto response = Range(std::move(request));
+    auto response = Range(std::move(request), result.items.empty() ? deadline : kNoDeadline);
     if (!response.ok()) {
       // etcd says "required revision is a future revision" as OutOfRange.
       return response.status();
@@ -82,8 +82,9 @@ Result<ListResult> EtcdStore::Impl::ListFromEtcd(std::string_view prefix,
 
 Result<KeyValue> EtcdStore::Get(std::string_view key) { return GetBefore(key, kNoDeadline); }
 
-Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline deadline) {
+Result<KeyValue> EtcdStore::GetBefore(std::string_view key, Deadline caller) {
   if (auto etcd_key = impl_->EtcdKey(key); !etcd_key.ok()) return etcd_key.status();
+  const Deadline deadline = impl_->ReadEnd(caller);
   if (!impl_->CatchUp(deadline)) {
     ++impl_->reads_from_etcd;
     return impl_->GetFromEtcd(key, deadline);
@@ -104,18 +105,19 @@ std::optional<KeyValue> EtcdStore::KnownValue(std::string_view key, int64_t mod_
 }
 
 Result<ListResult> EtcdStore::List(std::string_view prefix, const ListOptions& options) {
+  const Deadline deadline = impl_->ReadEnd(kNoDeadline);
   // A list as of a given revision, and the pages after the first, read etcd's snapshot.
   if (options.revision == 0 && impl_->EtcdRange(prefix)) {
     if (options.start_key > prefix) {
       if (auto key = impl_->EtcdKey(options.start_key); !key.ok()) return key.status();
     }
-    if (impl_->CatchUp(kNoDeadline)) {
+    if (impl_->CatchUp(deadline)) {
       ++impl_->reads_from_cache;
       return impl_->resident->List(prefix, options.start_key, options.limit);
     }
     ++impl_->reads_from_etcd;
   }
-  return impl_->ListFromEtcd(prefix, options);
+  return impl_->ListFromEtcd(prefix, options, deadline);
 }
 
 EtcdStore::ReadCounts EtcdStore::reads() const {

@@ -829,6 +829,33 @@ TEST_F(EtcdHungMemberTest, AShortCallerDeadlineIsSharedAmongTheMembers) {
   EXPECT_LT(read_took, std::chrono::seconds(2));
 }
 
+// A read without a deadline of its own takes at most request_timeout, all its steps together:
+// with every member it talks to hung, the revision request for the copy and the read from etcd
+// share one budget (each started its own, so a Get took twice as long, and a create's namespace
+// read and write up to 23 s with the default 5 s).
+TEST_F(EtcdHungMemberTest, AReadsStepsShareOneRequestTimeout) {
+  EtcdStoreOptions options =
+      FollowerOptions("budget", std::chrono::milliseconds(1500), std::chrono::milliseconds(300));
+  auto store = OpenSettled(options);
+  ASSERT_NE(store, nullptr);
+  const std::string key = "/registry/leases/budget";
+  ASSERT_TRUE(store->WriteSync(Create(key, "0")).ok());
+  std::vector<int> hung;
+  for (const std::string& url : options.endpoints) hung.push_back(MemberOf(*cluster, url));
+  for (int member : hung) cluster->Pause(member);
+  auto start = std::chrono::steady_clock::now();
+  auto got = store->Get(key);
+  auto get_took = std::chrono::steady_clock::now() - start;
+  start = std::chrono::steady_clock::now();
+  auto listed = store->List("/registry/leases/", ListOptions{});
+  auto list_took = std::chrono::steady_clock::now() - start;
+  for (int member : hung) cluster->Resume(member);
+  EXPECT_FALSE(got.ok());
+  EXPECT_FALSE(listed.ok());
+  EXPECT_LT(get_took, std::chrono::milliseconds(2200));
+  EXPECT_LT(list_took, std::chrono::milliseconds(2200));
+}
+
 // Collects the answers of asynchronous writes, each with the time it came.
 struct Answers {
   std::mutex mu;

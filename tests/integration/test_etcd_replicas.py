@@ -45,9 +45,13 @@ class EtcdReplicasTest(CandidateGroup, unittest.TestCase):
         return [c for c in cands if c.running() and len(c.of("started")) > len(c.of("stopped"))]
 
     def write_until_acknowledged(self, api, name: str, timeout: float = 20.0) -> int:
-        """Creates Lease `name`, retrying on 5xx (a retry may find its own earlier write: 409)."""
+        """Creates Lease `name`, retrying on 5xx (a retry may find its own earlier write: 409).
+
+        Each create tells the server how long the client waits (its connection times out at 10 s):
+        the create's store steps (the namespace read, the write) share that time, and a 504 comes
+        before the client gives up."""
         def attempt():
-            r = api.post(lease_path(NS), lease_body(name))
+            r = api.post(lease_path(NS), lease_body(name), params={"timeout": "8s"})
             if r.status in (201, 409):
                 return r
             self.assertGreaterEqual(r.status, 500, r.describe())
