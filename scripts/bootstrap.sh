@@ -13,6 +13,7 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   prometheus faketime
   clang libclang-rt-14-dev
+  chromium fonts-dejavu-core
 )
 
 missing=()

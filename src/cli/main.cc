@@ -2,6 +2,7 @@
 // -v, --log-level, --log-format), applied before the subcommand runs.
 #include <CLI/CLI.hpp>
 
+#include "cli/dashboard_command.h"
 #include "cli/inspect_commands.h"
 #include "cli/issue_user_command.h"
 #include "cli/run_command.h"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   tenure::cli::AddRunCommand(app);
   tenure::cli::AddInspectCommands(app);
   tenure::cli::AddIssueUserCommand(app);
+  tenure::cli::AddDashboardCommand(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "cli/listen_address.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
+#include "dashboard/dashboard_app.h"
 #include "election/cluster_access.h"
 #include "server/server.h"
 #include "server/token_file.h"
@@ -45,6 +46,7 @@ struct ServeFlags {
   std::string etcd_endpoints;
   store::EtcdStoreOptions etcd;        // prefix and TLS files; endpoints parsed from etcd_endpoints
   int etcd_compaction_interval = 300;  // seconds, kube-apiserver's default
+  bool dashboard = true;
   int coordination_lease_duration = 5;        // seconds, Kubernetes' value
   double coordination_election_duration = 5;  // seconds, Kubernetes' value
 };
@@ -69,6 +71,24 @@ Status ParseListen(const std::string& listen, server::ServerOptions& options) {
   return Status::Ok();
 }
 
+// A client of this server over loopback, as the user of `token`.
+Result<std::shared_ptr<client::KubeClient>> LoopbackClient(const server::Server& server,
+                                                           const server::ServerOptions& options,
+                                                           const std::string& token) {
+  std::string host = options.address;
+  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  client::ClusterConfig config;
+  std::string url =
+      (options.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port());
+  if (Status s = client::ParseServerUrl(url, config); !s.ok()) return s;
+  config.endpoint.tls.ca_file = server.credentials().server_trust_file;
+  config.endpoint.tls.server_name = "localhost";  // the certificate names loopback only
+  config.token = token;
+  return client::KubeClient::Create(config);
+}
+
 // The coordinated election controller, when the gate is on and a LeaseCandidate version is
 // served. It reaches this server over loopback as its own user with only the rights it needs
 // (bootstrap_policy.h); nullptr when it does not run (the reason is printed).
@@ -80,24 +100,13 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
     summary = "off (feature gate)";
     return nullptr;
   }
-  std::string host = options.address;
-  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (host.find(':') != std::string::npos) host = "[" + host + "]";
   coordination::ControllerOptions controller_options;
   coordination::ElectionTimings& timings = controller_options.timings;
   timings.lease_duration = std::chrono::seconds(flags.coordination_lease_duration);
   timings.election_duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(flags.coordination_election_duration));
   auto controller = [&]() -> Result<std::unique_ptr<coordination::Controller>> {
-    client::ClusterConfig config;
-    std::string url =
-        (options.tls ? "https://" : "http://") + host + ":" + std::to_string(server.port());
-    if (Status s = client::ParseServerUrl(url, config); !s.ok()) return s;
-    config.endpoint.tls.ca_file = server.credentials().server_trust_file;
-    config.endpoint.tls.server_name = "localhost";  // the certificate names loopback only
-    config.token = server.coordination_token();
-    auto kube = client::KubeClient::Create(config);
+    auto kube = LoopbackClient(server, options, server.coordination_token());
     if (!kube.ok()) return kube.status();
     return coordination::Controller::Start(ClusterAccess::Wrap(*kube), controller_options);
   }();
@@ -108,6 +117,37 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
   summary = "on (LeaseCandidate " + std::string((*controller)->candidate_version()) +
             ", controller " + std::string((*controller)->identity()) + ")";
   return std::move(*controller);
+}
+
+// The dashboard under /dashboard (docs/dashboard.md): it reads this server over loopback as its
+// own reader user, and keeps the term history in the data folder. Null when it is off or
+// cannot start (the reason is in `summary`).
+std::shared_ptr<dashboard::DashboardApp> StartDashboard(server::Server& server,
+                                                        const server::ServerOptions& options,
+                                                        const ServeFlags& flags,
+                                                        std::string& summary) {
+  if (!flags.dashboard) {
+    summary = "off (--dashboard=false)";
+    return nullptr;
+  }
+  auto kube = LoopbackClient(server, options, server.dashboard_token());
+  if (!kube.ok()) {
+    summary = "off (" + kube.status().message() + ")";
+    return nullptr;
+  }
+  dashboard::BoardOptions board_options;
+  board_options.archive_path = options.data_dir + "/dashboard-terms.jsonl";
+  board_options.source = "this tenure serve";
+  auto board = dashboard::Board::Start(*kube, board_options);
+  if (!board.ok()) {
+    summary = "off (" + board.status().message() + ")";
+    return nullptr;
+  }
+  auto app = std::make_shared<dashboard::DashboardApp>(
+      std::shared_ptr<dashboard::Board>(std::move(*board)));
+  server.Mount(app);
+  summary = server.url() + app->prefix() + "/";
+  return app;
 }
 
 int Serve(const ServeFlags& flags) {
@@ -208,6 +248,8 @@ int Serve(const ServeFlags& flags) {
     // GET /metrics shows the controller's counters; the server stops before it is destroyed.
     (*server)->AddMetrics([c = controller.get()] { return c->metrics().Render(); });
   }
+  std::string dashboard_summary;
+  auto dashboard = StartDashboard(**server, options, flags, dashboard_summary);
   const auto& credentials = (*server)->credentials();
   std::cout << "tenure serve: listening on " << (*server)->url() << std::endl;
   std::cout << "  data folder: " << options.data_dir << "\n";
@@ -217,6 +259,7 @@ int Serve(const ServeFlags& flags) {
   }
   std::cout << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
             << " kubectl get leases -A\n";
+  std::cout << "  dashboard:   " << dashboard_summary << "\n";
   std::cout << "  coordinated leader election: " << coordination << std::endl;
   int signal = 0;
   sigwait(&signals, &signal);
@@ -224,6 +267,7 @@ int Serve(const ServeFlags& flags) {
             << std::endl;
   // The controller first, while the server can still take the release of its lease.
   if (controller) controller->Stop();
+  if (dashboard) dashboard->Stop();
   (*server)->Stop();
   return 0;
 }
@@ -238,6 +282,11 @@ void AddServeCommand(CLI::App& app) {
                     "Folder for the database, certificates, token and kubeconfig "
                     "(default $XDG_DATA_HOME/tenure or ~/.local/share/tenure)");
   serve->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  serve
+      ->add_option("--dashboard", flags->dashboard,
+                   "Serve the web dashboard under /dashboard (for users RBAC lets get "
+                   "/dashboard/*: the ClusterRole tenure:dashboard-viewer)")
       ->capture_default_str();
   serve->add_flag("--insecure-http", flags->insecure_http,
                   "Serve plain HTTP instead of HTTPS (loopback only; for tests)");

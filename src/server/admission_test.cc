@@ -253,6 +253,12 @@ TEST(AdmissionTest, LeaderElectionRequestsThatReadRunOnAPoolOfTheirOwnAndOnlyUpd
   auto watch_thread = watch_ran_on.get_future();
   ASSERT_EQ(watch_thread.wait_for(std::chrono::seconds(60)), std::future_status::ready);
   EXPECT_NE(watch_thread.get(), caller);
+  // The last request's slot is given back after its handler set the promise: wait for it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (admission.inflight(PriorityLevel::kLeaderElection) != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
   EXPECT_EQ(admission.inflight(PriorityLevel::kLeaderElection), 0u);
   release.set_value();
 

@@ -1,6 +1,8 @@
 // ApiServer: the Kubernetes API as an HttpHandler: token check, non-resource paths, ResourceApi.
 #include "server/api_server.h"
 
+#include "api/url.h"
+
 #include <nlohmann/json.hpp>
 
 #include "server/forbidden.h"
@@ -94,7 +96,21 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
   return nullptr;
 }
 
+void ApiServer::Mount(std::shared_ptr<WebApp> app) { app_.store(std::move(app)); }
+
+std::shared_ptr<WebApp> ApiServer::AppFor(const std::string& path) const {
+  auto app = app_.load();
+  return app && PathUnder(path, app->prefix()) ? app : nullptr;
+}
+
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
+  if (auto app = AppFor(request.path); app && request.header("authorization").empty()) {
+    // A browser's page loads carry the app's token in its cookie (web_app.h).
+    if (std::string token = CookieValue(request.header("cookie"), app->token_cookie());
+        !token.empty()) {
+      request.headers.emplace_back("authorization", "Bearer " + api::PercentDecode(token));
+    }
+  }
   Authentication authentication = Authenticate(request, /*may_wait=*/false);
   if (authentication.outcome == Authentication::Outcome::kUndecided) {
     // A ServiceAccount token whose account the policy cache does not hold (created just now, or
@@ -114,6 +130,17 @@ void ApiServer::Serve(HttpRequest request, std::shared_ptr<Responder> responder,
   RequestInfo info = ParseRequestInfo(request);
   if (options_.request_metrics) {
     options_.request_metrics->CountAnswer(RequestMetrics::MetricVerb(info, request), *responder);
+  }
+  std::shared_ptr<WebApp> app = info.is_resource_request ? nullptr : AppFor(request.path);
+  if (app && authentication.outcome != Authentication::Outcome::kAuthenticated) {
+    const bool refused = authentication.outcome == Authentication::Outcome::kUnauthorized;
+    if (options_.auditor) {
+      responder = Auditor::Watch(
+          options_.auditor->Begin(request, RequestAttributes(request, info, authentication.user),
+                                  authentication.user, !refused),
+          std::move(responder));
+    }
+    return app->HandleUnauthenticated(std::move(request), std::move(responder), refused);
   }
   if (authentication.outcome == Authentication::Outcome::kUnauthorized) {
     // Recorded too, without a user: who tried with what.
@@ -139,6 +166,7 @@ void ApiServer::Serve(HttpRequest request, std::shared_ptr<Responder> responder,
     if (!decision.allowed) {
       return responder->Reply(ErrorResponse(ForbiddenStatus(attributes, decision.reason)));
     }
+    if (app) return app->Handle(std::move(request), std::move(responder));
     // Authorized on the path as sent (kube's discovery roles name "/version/" too), served on
     // the path as go-restful routes it.
     request.path = WithoutGoRestfulSlashes(request.path);

@@ -5,6 +5,7 @@
 // object.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "server/resource_api.h"
 #include "server/review_api.h"
 #include "server/token_request.h"
+#include "server/web_app.h"
 
 namespace tenure::server {
 
@@ -53,6 +55,8 @@ class ApiServer final : public HttpHandler {
   void Handle(HttpRequest request, std::shared_ptr<Responder> responder) override;
   HttpResponse Reject(const Status& status) override;
   const Admission& admission() const { return admission_; }
+  // Serves `app` under its prefix from now on (web_app.h); before, those paths are 404.
+  void Mount(std::shared_ptr<WebApp> app);
 
  private:
   // Who sent the request: the authenticated user, or anonymous without credentials (also when
@@ -62,6 +66,8 @@ class ApiServer final : public HttpHandler {
   void Serve(HttpRequest request, std::shared_ptr<Responder> responder,
              Authentication authentication);
   bool ServeNonResource(const HttpRequest& request, Responder& responder);
+  // The mounted app when `path` is under its prefix, else null.
+  std::shared_ptr<WebApp> AppFor(const std::string& path) const;
   // A resource request past admission, once authorized (or refused) by `decision`.
   void ServeAuthorized(const RequestInfo& info, std::shared_ptr<HttpRequest> request,
                        const std::shared_ptr<AuthorizationAttributes>& attributes,
@@ -82,6 +88,7 @@ class ApiServer final : public HttpHandler {
   std::shared_ptr<ResourceApi> resources_;
   OpenApiDocuments openapi_;
   Admission admission_;
+  std::atomic<std::shared_ptr<WebApp>> app_;
 };
 
 }  // namespace tenure::server

@@ -170,6 +170,15 @@ std::vector<BootstrapObject> BootstrapPolicy() {
                                Rule({""}, {"events"}, {"create", "patch", "update"})})),
       ClusterRoleBinding(std::string(kCoordinationControllerUser),
                          {std::string(kCoordinationControllerUser)}, "User"),
+      ClusterRole(std::string(kDashboardReaderUser),
+                  json::array({Rule({"coordination.k8s.io"}, {"leases", "leasecandidates"},
+                                    {"get", "list", "watch"}),
+                               Rule({""}, {"events", "namespaces"}, {"get", "list", "watch"}),
+                               UrlRule({"/metrics", "/version"}, {"get"})})),
+      ClusterRoleBinding(std::string(kDashboardReaderUser), {std::string(kDashboardReaderUser)},
+                         "User"),
+      ClusterRole(std::string(kDashboardViewerRole),
+                  json::array({UrlRule({"/dashboard", "/dashboard/*"}, {"get"})})),
   };
 }
 

@@ -3,8 +3,9 @@
 // system:basic-user and system:public-info-viewer, and the bindings of cluster-admin to
 // system:masters, of system:discovery and system:basic-user to system:authenticated, and of
 // system:public-info-viewer to everyone (authenticated or not); and the coordination
-// controller's role and binding. admin, edit and view carry the
-// rules kube aggregates into them (edit: every verb on leases; view: no leases, no secrets).
+// controller's role and binding, the dashboard reader's, and the dashboard viewer role. admin, edit
+// and view carry the rules kube aggregates into them (edit: every verb on leases; view: no leases,
+// no secrets).
 //
 // At every start each object is created when missing and otherwise reconciled as kube does:
 // missing rules (roles) and subjects (bindings) are added, what an administrator added stays,
@@ -29,6 +30,14 @@ struct BootstrapObject {
 // LeaseCandidates (pings, collecting expired ones) and Events, nothing else.
 inline constexpr std::string_view kCoordinationControllerUser =
     "system:tenure:coordination-controller";
+
+// The user the dashboard of `tenure serve` reads the API as (its own ClusterRole and binding of
+// that name): Leases, LeaseCandidates, Events and Namespaces to read and watch, and GET /metrics
+// and /version.
+inline constexpr std::string_view kDashboardReaderUser = "system:tenure:dashboard";
+// The ClusterRole that lets a user open the dashboard (nonResourceURLs /dashboard and below,
+// get); bound to no one by default (system:masters may open it anyway).
+inline constexpr std::string_view kDashboardViewerRole = "tenure:dashboard-viewer";
 
 std::vector<BootstrapObject> BootstrapPolicy();
 

@@ -108,6 +108,11 @@ std::string RequestMetrics::Render() const {
              "\"} " + std::to_string(n) + "\n";
     }
   }
+  out +=
+      "# HELP apiserver_longrunning_requests Long-running requests open now (watches).\n"
+      "# TYPE apiserver_longrunning_requests gauge\n"
+      "apiserver_longrunning_requests{verb=\"WATCH\"} " +
+      std::to_string(watches_open_.load(std::memory_order_relaxed)) + "\n";
   return out;
 }
 

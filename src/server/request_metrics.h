@@ -4,7 +4,8 @@
 //                                               DELETE, DELETECOLLECTION; a non-resource
 //                                               request by its method) and status code;
 //   apiserver_watch_events_total{group,version,kind}  events sent to watchers (each watcher
-//                                               counts: one write seen by 4 watches is 4).
+//                                               counts: one write seen by 4 watches is 4);
+//   apiserver_longrunning_requests{verb="WATCH"}  watches open now.
 // Counting is lock-free (relaxed atomics in fixed tables); rendering reads them at scrape time.
 #pragma once
 
@@ -37,6 +38,9 @@ class RequestMetrics {
   // The index CountWatchEvents takes for `kind` (found once per watch, not per event).
   size_t KindIndex(const api::KindInfo& kind) const;
   void CountWatchEvents(size_t kind_index, const std::string& version, uint64_t events);
+  // A watch started or ended (a WatchSession's life).
+  void WatchOpened() { watches_open_.fetch_add(1, std::memory_order_relaxed); }
+  void WatchClosed() { watches_open_.fetch_sub(1, std::memory_order_relaxed); }
 
   std::string Render() const;
 
@@ -48,6 +52,7 @@ class RequestMetrics {
   std::vector<std::shared_ptr<CodeCounts>> requests_;  // by verb (kVerbs' order)
   // By kind (api::AllKinds' order) and version (the kind's versions' order).
   std::vector<std::vector<std::unique_ptr<std::atomic<uint64_t>>>> watch_events_;
+  std::atomic<int64_t> watches_open_{0};
 };
 
 }  // namespace tenure::server

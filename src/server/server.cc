@@ -63,15 +63,20 @@ Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
 }
 
 // The server's own /metrics section: read at scrape time only, nothing on the request path.
-MetricsEndpoint::Section ServerMetrics(std::weak_ptr<store::Store> store) {
+MetricsEndpoint::Section ServerMetrics(std::weak_ptr<store::Store> store, std::string store_kind) {
   double started =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return [store, started] {
+  return [store, started, store_kind] {
     std::string out =
         RenderBuildInfo() +
         GaugeFamily("tenure_server_start_time_seconds",
                     "When this server started, in seconds since the Unix epoch.", started);
     if (auto s = store.lock()) {
+      out +=
+          "# HELP tenure_store_info The store this server keeps its objects in.\n"
+          "# TYPE tenure_store_info gauge\n"
+          "tenure_store_info{store=\"" +
+          store_kind + "\"} 1\n";
       out += GaugeFamily("tenure_store_revision",
                          "The store's current revision (resourceVersion of the latest write).",
                          static_cast<double>(s->CurrentRevision()));
@@ -129,10 +134,12 @@ class ServerImpl final : public Server {
     coordination_token_ = NewToken();
     api_options.tokens.users[coordination_token_] = {.name =
                                                          std::string(kCoordinationControllerUser)};
+    dashboard_token_ = NewToken();
+    api_options.tokens.users[dashboard_token_] = {.name = std::string(kDashboardReaderUser)};
     api_options.served = ServedVersions(options);
     api_options.version = options.version;
     api_options.server_address = ServerAddress(options);
-    metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_));
+    metrics_ = std::make_shared<MetricsEndpoint>(ServerMetrics(store_, options.store));
     metrics_->Add([counters = request_metrics_] { return counters->Render(); });
     api_options.metrics = metrics_;
     api_options.request_metrics = request_metrics_;
@@ -167,6 +174,7 @@ class ServerImpl final : public Server {
       auto api = weak.lock();
       return api ? api->admission().RenderMetrics() : std::string();
     });
+    api_ = handler;
     auto server = HttpServer::Start(http, handler);
     if (!server.ok()) return server.status();
     http_ = std::move(*server);
@@ -181,6 +189,10 @@ class ServerImpl final : public Server {
   std::string url() const override { return url_; }
   const Credentials& credentials() const override { return credentials_; }
   const std::string& coordination_token() const override { return coordination_token_; }
+  const std::string& dashboard_token() const override { return dashboard_token_; }
+  void Mount(std::shared_ptr<WebApp> app) override {
+    if (api_) api_->Mount(std::move(app));
+  }
   void AddMetrics(std::function<std::string()> render) override {
     if (metrics_) metrics_->Add(std::move(render));
   }
@@ -198,6 +210,8 @@ class ServerImpl final : public Server {
  private:
   Credentials credentials_;
   std::string coordination_token_;
+  std::string dashboard_token_;
+  std::shared_ptr<ApiServer> api_;
   std::shared_ptr<store::Store> store_;
   std::unique_ptr<NamespaceController> namespaces_;
   std::unique_ptr<HttpServer> http_;

@@ -17,6 +17,7 @@
 #include "server/credentials.h"
 #include "server/discovery.h"
 #include "server/token_file.h"
+#include "server/web_app.h"
 #include "store/etcd_store.h"
 #include "tenure/status.h"
 
@@ -88,6 +89,10 @@ class Server {
   // (kCoordinationControllerUser), made at start and kept in memory only: the controller acts
   // with the rights the default policy gives that user, not as the admin.
   virtual const std::string& coordination_token() const = 0;
+  // The bearer token of the dashboard's reader (kDashboardReaderUser), kept in memory only.
+  virtual const std::string& dashboard_token() const = 0;
+  // Serves `app` under its path from now on, behind authentication (web_app.h).
+  virtual void Mount(std::shared_ptr<WebApp> app) = 0;
   // Appends a section to GET /metrics (see metrics_endpoint.h): Prometheus metric families
   // rendered per scrape; `render` must stay callable until Stop() has returned.
   virtual void AddMetrics(std::function<std::string()> render) = 0;

@@ -33,8 +33,16 @@ class WatchSession : public std::enable_shared_from_this<WatchSession> {
  public:
   WatchSession(const void* store_id, std::shared_ptr<Clock> clock, WatchOptions options)
       : store_id_(store_id), clock_(std::move(clock)), options_(std::move(options)) {
-    if (options_.metrics) kind_index_ = options_.metrics->KindIndex(*options_.kind);
+    if (options_.metrics) {
+      kind_index_ = options_.metrics->KindIndex(*options_.kind);
+      options_.metrics->WatchOpened();
+    }
   }
+  ~WatchSession() {
+    if (options_.metrics) options_.metrics->WatchClosed();
+  }
+  WatchSession(const WatchSession&) = delete;
+  WatchSession& operator=(const WatchSession&) = delete;
 
   void Attach(std::shared_ptr<ResponseStream> stream) { stream_ = std::move(stream); }
 

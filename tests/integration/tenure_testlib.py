@@ -15,6 +15,7 @@ with a deadline; nothing relies on a fixed sleep.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import os
@@ -110,6 +111,33 @@ def write_token_file(text: str, prefix: str = "tenure-tokens-") -> str:
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     return path
+
+
+def npm_installed(source: str, target: str, files: Iterable[str]) -> str:
+    """`target` holding `files` copied from `source` and the packages its package-lock.json pins,
+    installed with `npm ci` when the lock file changed since the last install (npm itself is a
+    Debian package: scripts/bootstrap.sh). Skips the test when npm is missing."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise unittest.SkipTest("npm is not installed; run scripts/bootstrap.sh")
+    os.makedirs(target, exist_ok=True)
+    with open(os.path.join(source, "package-lock.json"), "rb") as fh:
+        stamp = hashlib.sha256(fh.read()).hexdigest()
+    stamp_file = os.path.join(target, ".installed")
+    for name in ("package.json", "package-lock.json", *files):
+        shutil.copyfile(os.path.join(source, name), os.path.join(target, name))
+    installed = ""
+    if os.path.exists(stamp_file):
+        with open(stamp_file) as fh:
+            installed = fh.read()
+    if installed != stamp:
+        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
+                           capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            raise AssertionError(f"npm ci failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+        with open(stamp_file, "w") as fh:
+            fh.write(stamp)
+    return target
 
 
 def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: float = 0.02) -> Any:

@@ -10,39 +10,21 @@ client_node/package-lock.json, installed once into $TENURE_CLIENT_NODE_DIR (the 
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import subprocess
 import threading
 import unittest
 
-from tenure_testlib import Server, core_path, free_port
+from tenure_testlib import Server, core_path, free_port, npm_installed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "client_node")
 
 
 def installed_client() -> str:
-    """The folder holding compat.mjs and its node_modules, installed when the lock file changed."""
+    """The folder holding compat.mjs and its node_modules (installed when the lock file changed)."""
     target = os.environ.get("TENURE_CLIENT_NODE_DIR") or os.path.join(HERE, "..", "..", "build", "client-node")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise unittest.SkipTest("npm is not installed; run scripts/bootstrap.sh")
-    os.makedirs(target, exist_ok=True)
-    with open(os.path.join(SOURCE, "package-lock.json"), "rb") as fh:
-        stamp = hashlib.sha256(fh.read()).hexdigest()
-    stamp_file = os.path.join(target, ".installed")
-    for name in ("package.json", "package-lock.json", "compat.mjs"):
-        shutil.copyfile(os.path.join(SOURCE, name), os.path.join(target, name))
-    if not os.path.exists(stamp_file) or open(stamp_file).read() != stamp:
-        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
-                           capture_output=True, text=True, timeout=600)
-        if r.returncode != 0:
-            raise AssertionError(f"npm ci failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-        with open(stamp_file, "w") as fh:
-            fh.write(stamp)
-    return target
+    return npm_installed(SOURCE, target, ("compat.mjs",))
 
 
 class ClientNodeTest(unittest.TestCase):

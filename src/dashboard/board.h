@@ -1,0 +1,147 @@
+// Board: what the dashboard knows about a cluster's leader elections, kept current by watches.
+//
+// Every Lease and LeaseCandidate of every namespace (Informers over one KubeClient), each
+// Lease's terms (TermLedger) kept across restarts in a TermArchive, the Events of the Leases
+// someone is looking at, and a summary of the server (/version, /metrics). Views are JSON
+// documents for the dashboard's page (docs/dashboard.md describes them).
+//
+// Every change bumps the board's version, and each Lease remembers the version of its last
+// change, so that a stream sends only what changed since its last message. A state that changes
+// with time alone (held -> expiring -> expired) is a change too: Tick finds it.
+//
+// Threads: the informers' handlers apply the watch's events; a thread of the board's own ticks
+// (options.tick), refreshes the server summary and the Events of the Leases in view, and writes
+// the archive. Views may be read from any thread and never wait for the network. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/types.h"
+#include "dashboard/lease_status.h"
+#include "dashboard/term_archive.h"
+#include "dashboard/term_ledger.h"
+#include "tenure/clock.h"
+
+namespace tenure::client {
+class KubeClient;
+class Informer;
+}  // namespace tenure::client
+
+namespace tenure::dashboard {
+
+struct BoardOptions {
+  std::shared_ptr<Clock> clock = Clock::Real();
+  // The term history's file; "": kept in memory only.
+  std::string archive_path;
+  TermArchiveOptions archive;
+  std::chrono::milliseconds tick{250};
+  // How often the server summary and the Events in view are read again.
+  std::chrono::milliseconds refresh{2000};
+  // Shown as where the data comes from ("this tenure serve", a kubeconfig's server URL).
+  std::string source;
+};
+
+struct OverviewFilter {
+  std::string namespace_;  // "": every namespace
+  std::string search;      // a substring of the namespace, name or holder; "": all
+  size_t limit = 500;      // rows at most, in namespace and name order
+};
+
+class Board {
+ public:
+  // Watches the cluster through `client` (which must allow list and watch of Leases and
+  // LeaseCandidates, and get of Events; /version and /metrics are used when allowed).
+  static Result<std::unique_ptr<Board>> Start(std::shared_ptr<client::KubeClient> client,
+                                              BoardOptions options);
+  // Without a cluster: the caller feeds objects (tests). The archive is opened all the same.
+  static Result<std::unique_ptr<Board>> Detached(BoardOptions options);
+  ~Board();
+  // Ends the watches and the board's thread, and writes the archive a last time.
+  void Stop();
+
+  // One watch event of a Lease or LeaseCandidate ("ADDED", "MODIFIED", "DELETED", "SYNCED").
+  void ApplyLease(const std::string& type, const nlohmann::json& object);
+  void ApplyCandidate(const std::string& type, const nlohmann::json& object);
+  // Brings time-dependent states up to `now` (the board's thread calls it every tick).
+  void Tick();
+
+  uint64_t version() const;
+  // The rows of `filter`'s window (its first `limit` matches) changed after `since` (every row
+  // when 0); `shown` lists the keys in the window, so that a stream can tell which left it.
+  struct OverviewDelta {
+    nlohmann::json document;
+    std::set<LeaseKey> shown;
+  };
+  // Rows that entered the window since `shown_before` (when given) come whatever their version.
+  OverviewDelta Overview(const OverviewFilter& filter, uint64_t since,
+                         const std::set<LeaseKey>* shown_before = nullptr) const;
+  // One Lease with its terms, renewal cadence, candidates, the controller's choice and Events;
+  // nullopt when neither the Lease nor its history is known. `changed` (optional) gets the
+  // version of its last change.
+  std::optional<nlohmann::json> Lease(const LeaseKey& key, uint64_t* changed = nullptr) const;
+  nlohmann::json Server() const;
+
+  // Someone looks at this Lease: its Events are read now and every refresh while the interest
+  // lasts (counted; Forget each Watch).
+  void Watch(const LeaseKey& key);
+  void Forget(const LeaseKey& key);
+
+  // Waits until the version passes `after` or `timeout` passes; the version then.
+  uint64_t WaitForChange(uint64_t after, std::chrono::milliseconds timeout) const;
+
+ private:
+  struct Entry {
+    std::optional<api::Lease> lease;  // none: known from history only (deleted)
+    TermLedger ledger;
+    LeaseStatus status;
+    uint64_t changed = 0;
+    bool archive_dirty = false;
+  };
+  explicit Board(BoardOptions options);
+  Status OpenArchive();
+  void StartThread();
+  void Run(std::stop_token stop);
+  void Touch(Entry& entry);  // under mu_
+  void Refresh();            // the server summary and the Events in view (no lock held)
+  void WriteArchive();       // no lock held
+  nlohmann::json RowOf(const LeaseKey& key, const Entry& entry) const;
+  nlohmann::json CandidatesOf(const LeaseKey& key, const Entry& entry) const;
+
+  BoardOptions options_;
+  std::shared_ptr<client::KubeClient> client_;
+  std::string candidate_version_;  // the LeaseCandidate version watched; "" none
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_cv_;
+  std::condition_variable_any wake_;  // the board's thread: a Lease came into view
+  bool refresh_now_ = false;
+  uint64_t version_ = 0;
+  std::map<LeaseKey, Entry> entries_;
+  // LeaseCandidates by (namespace, leaseName), then by name.
+  std::map<LeaseKey, std::map<std::string, api::LeaseCandidate>> candidates_;
+  std::map<LeaseKey, int> interest_;
+  std::map<LeaseKey, nlohmann::json> events_;
+  nlohmann::json server_ = nlohmann::json::object();
+  bool leases_synced_ = false;
+
+  std::mutex archive_mu_;  // the archive is written by one thread at a time
+  std::unique_ptr<TermArchive> archive_;
+  std::string archive_error_;
+
+  std::unique_ptr<client::Informer> leases_;
+  std::unique_ptr<client::Informer> lease_candidates_;
+  std::jthread thread_;
+};
+
+}  // namespace tenure::dashboard

@@ -1,0 +1,180 @@
+// TermArchive: the dashboard's term history in a JSON-lines file, bounded and compacted.
+#include "dashboard/term_archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace tenure::dashboard {
+
+using nlohmann::json;
+
+namespace {
+
+Status WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t at = 0;
+  while (at < data.size()) {
+    ssize_t n = ::write(fd, data.data() + at, data.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Internal("cannot write " + path + ": " + std::strerror(errno));
+    at += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+// When a Lease's history last changed: its last term's end, else its start.
+api::Timestamp LastChange(const std::vector<Term>& terms) {
+  if (terms.empty()) return {};
+  const Term& last = terms.back();
+  return last.end.value_or(std::max(last.start, last.last_renewal));
+}
+
+}  // namespace
+
+TermArchive::TermArchive(std::string path, TermArchiveOptions options)
+    : path_(std::move(path)), options_(options) {}
+
+TermArchive::~TermArchive() = default;
+
+Result<std::unique_ptr<TermArchive>> TermArchive::Open(std::string path,
+                                                       TermArchiveOptions options) {
+  std::unique_ptr<TermArchive> archive(new TermArchive(std::move(path), options));
+  if (Status s = archive->Read(); !s.ok()) return s;
+  if (Status s = archive->Rewrite(); !s.ok()) return s;
+  return archive;
+}
+
+Status TermArchive::Read() {
+  std::error_code ec;
+  if (!std::filesystem::exists(path_, ec)) return Status::Ok();
+  std::ifstream in(path_);
+  if (!in) return Status::Internal("cannot read " + path_);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!record.is_object() || !record.contains("namespace") || !record.contains("name") ||
+        !record["namespace"].is_string() || !record["name"].is_string() ||
+        !record.contains("terms") || !record["terms"].is_array()) {
+      ++skipped_lines_;
+      continue;
+    }
+    std::vector<Term> terms;
+    bool good = true;
+    for (const json& t : record["terms"]) {
+      auto term = TermFromJson(t);
+      if (!term.ok()) {
+        good = false;
+        break;
+      }
+      terms.push_back(std::move(*term));
+    }
+    if (!good) {
+      ++skipped_lines_;
+      continue;
+    }
+    LeaseKey key{record["namespace"].get<std::string>(), record["name"].get<std::string>()};
+    Record& r = records_[key];
+    r.line = line;
+    r.last_change = LastChange(terms);
+    r.deleted = !terms.empty() && terms.back().end_kind == TermEnd::kDeleted;
+    loaded_[key] = std::move(terms);
+  }
+  return Status::Ok();
+}
+
+void TermArchive::Put(const LeaseKey& key, const std::vector<Term>& terms) {
+  json record = {{"namespace", key.first}, {"name", key.second}, {"terms", json::array()}};
+  const size_t first =
+      terms.size() > TermLedger::kMaxTerms ? terms.size() - TermLedger::kMaxTerms : 0;
+  for (size_t i = first; i < terms.size(); ++i) record["terms"].push_back(TermToJson(terms[i]));
+  Record& r = records_[key];
+  if (!r.line.empty()) live_bytes_ -= r.line.size() + 1;
+  r.line = record.dump();
+  live_bytes_ += r.line.size() + 1;
+  r.last_change = LastChange(terms);
+  r.deleted = !terms.empty() && terms.back().end_kind == TermEnd::kDeleted;
+  pending_.push_back(key);
+}
+
+void TermArchive::ApplyBounds(api::Timestamp now) {
+  for (auto it = records_.begin(); it != records_.end();) {
+    if (it->second.deleted && now - it->second.last_change > options_.forget_deleted_after) {
+      live_bytes_ -= it->second.line.size() + 1;
+      it = records_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (records_.size() <= options_.max_leases) return;
+  std::vector<std::pair<api::Timestamp, LeaseKey>> by_age;
+  for (const auto& [key, r] : records_) by_age.emplace_back(r.last_change, key);
+  std::sort(by_age.begin(), by_age.end());
+  for (size_t i = 0; i + options_.max_leases < by_age.size(); ++i) {
+    auto it = records_.find(by_age[i].second);
+    live_bytes_ -= it->second.line.size() + 1;
+    records_.erase(it);
+  }
+}
+
+Status TermArchive::Flush(api::Timestamp now) {
+  const size_t before = records_.size();
+  ApplyBounds(now);
+  if (records_.size() != before || file_bytes_ > 2 * live_bytes_ + 4096) return Rewrite();
+  if (pending_.empty()) return Status::Ok();
+  std::string out;
+  std::set<LeaseKey> written;
+  for (const LeaseKey& key : pending_) {
+    auto it = records_.find(key);
+    if (it == records_.end() || !written.insert(key).second) continue;
+    out += it->second.line;
+    out += '\n';
+  }
+  pending_.clear();
+  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Internal("cannot open " + path_ + ": " + std::strerror(errno));
+  Status s = WriteAll(fd, out, path_);
+  ::close(fd);
+  if (!s.ok()) return s;
+  file_bytes_ += out.size();
+  if (file_bytes_ > 2 * live_bytes_ + 4096) return Rewrite();
+  return Status::Ok();
+}
+
+Status TermArchive::Rewrite() {
+  std::string out;
+  live_bytes_ = 0;
+  for (const auto& [key, r] : records_) {
+    out += r.line;
+    out += '\n';
+  }
+  live_bytes_ = out.size();
+  const std::string temp = path_ + ".tmp";
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
+  Status s = WriteAll(fd, out, temp);
+  if (s.ok() && ::fsync(fd) != 0) {
+    s = Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  if (s.ok() && ::rename(temp.c_str(), path_.c_str()) != 0) {
+    s = Status::Internal("cannot replace " + path_ + ": " + std::strerror(errno));
+  }
+  if (!s.ok()) {
+    ::unlink(temp.c_str());
+    return s;
+  }
+  pending_.clear();
+  file_bytes_ = out.size();
+  return Status::Ok();
+}
+
+}  // namespace tenure::dashboard

@@ -1,0 +1,73 @@
+// TermArchive: the terms the dashboard saw, kept in a file so that a restarted dashboard still
+// shows each Lease's history. One JSON line per Lease and change (the newest line of a Lease
+// wins), appended by Flush; the file is rewritten with only the newest lines (to a temporary
+// file, then renamed) when it opens and whenever it grows past twice what they hold.
+//
+// Bounded: at most TermLedger::kMaxTerms terms per Lease, and at most max_leases Leases; past
+// that, the Leases whose last term ended longest ago are forgotten first. A Lease that was
+// deleted is forgotten forget_deleted_after its deletion. Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/types.h"
+#include "dashboard/term_ledger.h"
+#include "tenure/status.h"
+
+namespace tenure::dashboard {
+
+using LeaseKey = std::pair<std::string, std::string>;  // namespace, name
+
+struct TermArchiveOptions {
+  size_t max_leases = 20000;
+  std::chrono::hours forget_deleted_after{24 * 7};
+};
+
+class TermArchive {
+ public:
+  // Opens `path` (created, mode 0600, when missing). A line that does not parse is skipped and
+  // counted (skipped_lines); a file that cannot be read or written is an error.
+  static Result<std::unique_ptr<TermArchive>> Open(std::string path,
+                                                   TermArchiveOptions options = {});
+  ~TermArchive();
+
+  // The terms of each Lease as the file held them.
+  const std::map<LeaseKey, std::vector<Term>>& loaded() const { return loaded_; }
+  size_t skipped_lines() const { return skipped_lines_; }
+
+  // Records the terms of a Lease, written by the next Flush.
+  void Put(const LeaseKey& key, const std::vector<Term>& terms);
+  // Appends what was Put since the last Flush, applies the bounds at `now`, and rewrites the
+  // file when it holds more than twice the newest lines.
+  Status Flush(api::Timestamp now);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Record {
+    std::string line;  // the Lease's newest line, without its newline
+    api::Timestamp last_change{};
+    bool deleted = false;
+  };
+  TermArchive(std::string path, TermArchiveOptions options);
+  Status Read();
+  Status Rewrite();
+  void ApplyBounds(api::Timestamp now);
+
+  std::string path_;
+  TermArchiveOptions options_;
+  std::map<LeaseKey, std::vector<Term>> loaded_;
+  std::map<LeaseKey, Record> records_;
+  std::vector<LeaseKey> pending_;
+  size_t skipped_lines_ = 0;
+  uint64_t file_bytes_ = 0;
+  uint64_t live_bytes_ = 0;
+};
+
+}  // namespace tenure::dashboard

@@ -1,0 +1,136 @@
+// TermArchive: what a restarted dashboard reads back, the newest line winning, the bounds, the
+// compaction, and lines it cannot read.
+#include "dashboard/term_archive.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tenure::dashboard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const api::Timestamp kT0 = api::Timestamp{} + std::chrono::hours(24 * 365 * 50);
+
+class TermArchiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tenure-term-archive-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    path_ = dir_ + "/terms.jsonl";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static std::vector<Term> Terms(const std::string& holder, int count, TermEnd last) {
+    std::vector<Term> terms;
+    for (int i = 0; i < count; ++i) {
+      Term t;
+      t.holder = holder + std::to_string(i);
+      t.start = kT0 + std::chrono::seconds(i * 10);
+      t.last_renewal = t.start + std::chrono::seconds(2);
+      t.lease_duration_seconds = 15;
+      t.end_kind = i + 1 < count ? TermEnd::kReleased : last;
+      if (t.end_kind != TermEnd::kCurrent) t.end = t.start + std::chrono::seconds(5);
+      terms.push_back(t);
+    }
+    return terms;
+  }
+  std::string dir_, path_;
+};
+
+TEST_F(TermArchiveTest, AReopenedArchiveHoldsTheNewestTermsOfEachLease) {
+  {
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok()) << archive.status().ToString();
+    (*archive)->Put({"ns", "a"}, Terms("a", 1, TermEnd::kCurrent));
+    (*archive)->Put({"ns", "b"}, Terms("b", 2, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    (*archive)->Put({"ns", "a"}, Terms("a", 3, TermEnd::kExpired));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+  }
+  struct stat st {};
+  ASSERT_EQ(stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  const auto& loaded = (*archive)->loaded();
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_EQ(loaded.at({"ns", "a"}), Terms("a", 3, TermEnd::kExpired));
+  EXPECT_EQ(loaded.at({"ns", "b"}), Terms("b", 2, TermEnd::kCurrent));
+}
+
+TEST_F(TermArchiveTest, TheFileIsRewrittenWhenItHoldsTwiceWhatIsLive) {
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  uintmax_t largest = 0;
+  for (int i = 0; i < 200; ++i) {
+    (*archive)->Put({"ns", "busy"}, Terms("h", 1 + i % 5, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    largest = std::max(largest, fs::file_size(path_));
+  }
+  const uintmax_t one_line = fs::file_size(path_);
+  EXPECT_LT(largest, 3 * 2000 + 4096) << "the file kept growing";
+  EXPECT_LT(one_line, 2 * 2000 + 4096);
+  auto again = TermArchive::Open(path_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->loaded().size(), 1u);
+}
+
+TEST_F(TermArchiveTest, BoundsForgetTheOldestLeasesAndLongDeletedOnes) {
+  TermArchiveOptions options;
+  options.max_leases = 3;
+  options.forget_deleted_after = std::chrono::hours(1);
+  auto archive = TermArchive::Open(path_, options);
+  ASSERT_TRUE(archive.ok());
+  for (int i = 0; i < 5; ++i) {
+    auto terms = Terms("h", 1, TermEnd::kReleased);
+    terms[0].end = kT0 + std::chrono::minutes(i);
+    (*archive)->Put({"ns", "l" + std::to_string(i)}, terms);
+  }
+  auto deleted = Terms("d", 1, TermEnd::kDeleted);
+  deleted[0].end = kT0 + std::chrono::minutes(10);
+  (*archive)->Put({"ns", "gone"}, deleted);
+  ASSERT_TRUE((*archive)->Flush(kT0 + std::chrono::minutes(20)).ok());
+  auto reread = TermArchive::Open(path_, options);
+  ASSERT_TRUE(reread.ok());
+  std::vector<std::string> names;
+  for (const auto& [key, terms] : (*reread)->loaded()) names.push_back(key.second);
+  EXPECT_EQ(names, (std::vector<std::string>{"gone", "l3", "l4"}));
+  ASSERT_TRUE((*reread)->Flush(kT0 + std::chrono::hours(2)).ok());
+  auto later = TermArchive::Open(path_, options);
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ((*later)->loaded().count({"ns", "gone"}), 0u);
+}
+
+TEST_F(TermArchiveTest, LinesThatDoNotParseAreSkippedAndCounted) {
+  {
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok());
+    (*archive)->Put({"ns", "a"}, Terms("a", 1, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+  }
+  {
+    std::ofstream out(path_, std::ios::app);
+    out << "{not json\n"
+        << R"({"namespace":"ns","name":"b","terms":[{"holder":"x"}]})"
+        << "\n"
+        << R"({"namespace":"ns","terms":[]})"
+        << "\n";
+  }
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  EXPECT_EQ((*archive)->skipped_lines(), 3u);
+  EXPECT_EQ((*archive)->loaded().size(), 1u);
+}
+
+TEST_F(TermArchiveTest, AFolderThatCannotBeWrittenIsAnError) {
+  auto archive = TermArchive::Open(dir_ + "/missing/terms.jsonl");
+  ASSERT_FALSE(archive.ok());
+  EXPECT_NE(archive.status().message().find("missing/terms.jsonl"), std::string::npos)
+      << archive.status().ToString();
+}
+
+}  // namespace
+}  // namespace tenure::dashboard

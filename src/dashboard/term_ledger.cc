@@ -1,0 +1,199 @@
+// TermLedger: a Lease's terms and renewal cadence from successive observations.
+#include "dashboard/term_ledger.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tenure::dashboard {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+milliseconds Between(api::Timestamp from, api::Timestamp to) {
+  return std::chrono::duration_cast<milliseconds>(to - from);
+}
+
+api::Timestamp ExpiryOf(const Term& term) {
+  return term.last_renewal + std::chrono::seconds(term.lease_duration_seconds);
+}
+
+constexpr std::pair<TermEnd, std::string_view> kEndNames[] = {
+    {TermEnd::kCurrent, "current"}, {TermEnd::kReleased, "released"},
+    {TermEnd::kExpired, "expired"}, {TermEnd::kReplaced, "replaced"},
+    {TermEnd::kDeleted, "deleted"}, {TermEnd::kUnobserved, "unobserved"},
+};
+
+}  // namespace
+
+std::string_view TermEndName(TermEnd end) {
+  for (const auto& [kind, name] : kEndNames) {
+    if (kind == end) return name;
+  }
+  return "current";
+}
+
+json TermToJson(const Term& term) {
+  json out = {{"holder", term.holder},
+              {"start", api::FormatMicroTime(term.start)},
+              {"lastRenewal", api::FormatMicroTime(term.last_renewal)},
+              {"renewals", term.renewals},
+              {"leaseDurationSeconds", term.lease_duration_seconds},
+              {"end", TermEndName(term.end_kind)}};
+  if (term.start_estimated) out["startEstimated"] = true;
+  if (term.transitions) out["transitions"] = *term.transitions;
+  if (term.end) out["endTime"] = api::FormatMicroTime(*term.end);
+  if (term.handover) out["handoverMs"] = term.handover->count();
+  return out;
+}
+
+Result<Term> TermFromJson(const json& in) {
+  if (!in.is_object()) return Status::BadRequest("a term is an object");
+  Term term;
+  auto time = [&](const char* key, api::Timestamp& out) -> Status {
+    auto it = in.find(key);
+    if (it == in.end() || !it->is_string()) return Status::BadRequest(std::string("no ") + key);
+    auto t = api::ParseTime(it->get<std::string>());
+    if (!t) return Status::BadRequest(std::string("bad ") + key);
+    out = *t;
+    return Status::Ok();
+  };
+  auto holder = in.find("holder");
+  if (holder == in.end() || !holder->is_string()) return Status::BadRequest("no holder");
+  term.holder = holder->get<std::string>();
+  for (Status s : {time("start", term.start), time("lastRenewal", term.last_renewal)}) {
+    if (!s.ok()) return s;
+  }
+  term.start_estimated = in.value("startEstimated", false);
+  term.renewals = in.value("renewals", int64_t{0});
+  term.lease_duration_seconds = in.value("leaseDurationSeconds", 0);
+  if (auto t = in.find("transitions"); t != in.end() && t->is_number_integer()) {
+    term.transitions = t->get<int32_t>();
+  }
+  const std::string end = in.value("end", "current");
+  bool known = false;
+  for (const auto& [kind, name] : kEndNames) {
+    if (name == end) term.end_kind = kind, known = true;
+  }
+  if (!known) return Status::BadRequest("unknown end \"" + end + "\"");
+  if (in.contains("endTime")) {
+    api::Timestamp at;
+    if (Status s = time("endTime", at); !s.ok()) return s;
+    term.end = at;
+  }
+  if (auto h = in.find("handoverMs"); h != in.end() && h->is_number_integer()) {
+    term.handover = milliseconds(h->get<int64_t>());
+  }
+  return term;
+}
+
+Term* TermLedger::open() {
+  if (terms_.empty() || terms_.back().end_kind != TermEnd::kCurrent) return nullptr;
+  return &terms_.back();
+}
+
+void TermLedger::End(Term& term, TermEnd kind, api::Timestamp at) {
+  term.end_kind = kind;
+  term.end = at;
+}
+
+void TermLedger::Start(api::Timestamp now, const api::LeaseSpec& spec) {
+  Term term;
+  term.holder = spec.holder_identity.value_or("");
+  term.lease_duration_seconds = spec.lease_duration_seconds.value_or(0);
+  term.transitions = spec.lease_transitions;
+  const Term* previous = terms_.empty() ? nullptr : &terms_.back();
+  // The previous term's end, or its last renewal: the new one cannot have started before.
+  std::optional<api::Timestamp> floor;
+  if (previous != nullptr) floor = previous->end.value_or(previous->last_renewal);
+  if (spec.acquire_time && (!floor || *spec.acquire_time >= *floor)) {
+    term.start = *spec.acquire_time;
+  } else if (spec.renew_time && previous != nullptr && (!floor || *spec.renew_time >= *floor)) {
+    // The same holder again after its term lapsed: client-go keeps its acquireTime.
+    term.start = *spec.renew_time;
+  } else {
+    term.start = now;
+    term.start_estimated = !spec.acquire_time;
+  }
+  term.last_renewal = spec.renew_time.value_or(term.start);
+  if (previous != nullptr) {
+    if (previous->end_kind == TermEnd::kReleased && previous->end) {
+      term.handover = Between(*previous->end, term.start);
+    } else if (previous->end_kind == TermEnd::kExpired) {
+      term.handover = Between(previous->last_renewal, term.start);
+    }
+    if (term.handover && term.handover->count() < 0) term.handover = milliseconds(0);
+  }
+  terms_.push_back(std::move(term));
+  while (terms_.size() > kMaxTerms) terms_.pop_front();
+}
+
+bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
+  const bool restored = std::exchange(restored_, false);
+  Term* current = open();
+  if (spec == nullptr) {
+    if (current == nullptr) return false;
+    End(*current, TermEnd::kDeleted, now);
+    return true;
+  }
+  const std::string holder = spec->holder_identity.value_or("");
+  if (current != nullptr && restored &&
+      (current->holder != holder || (spec->acquire_time && *spec->acquire_time != current->start &&
+                                     !current->start_estimated))) {
+    // The archive's current term is not the Lease's: it ended while nobody watched.
+    End(*current, TermEnd::kUnobserved, std::min(now, ExpiryOf(*current)));
+    current = nullptr;
+  }
+  if (current != nullptr && spec->renew_time && *spec->renew_time > ExpiryOf(*current) &&
+      current->holder == holder) {
+    // Renewed after its lease had run out: the term lapsed, and a new one starts.
+    End(*current, TermEnd::kExpired, ExpiryOf(*current));
+    current = nullptr;
+  }
+  if (holder.empty()) {
+    if (current == nullptr) return false;
+    if (ExpiryOf(*current) < spec->renew_time.value_or(now)) {
+      End(*current, TermEnd::kExpired, ExpiryOf(*current));
+    } else {
+      End(*current, TermEnd::kReleased, spec->renew_time.value_or(now));
+    }
+    return true;
+  }
+  if (current != nullptr && current->holder == holder) {
+    current->lease_duration_seconds =
+        spec->lease_duration_seconds.value_or(current->lease_duration_seconds);
+    if (spec->renew_time && *spec->renew_time > current->last_renewal) {
+      renewals_.push_back({*spec->renew_time, Between(current->last_renewal, *spec->renew_time)});
+      while (renewals_.size() > kMaxRenewals) renewals_.pop_front();
+      current->last_renewal = *spec->renew_time;
+      ++current->renewals;
+    }
+    return false;
+  }
+  if (current != nullptr) {
+    const api::Timestamp next_start = spec->acquire_time.value_or(now);
+    if (ExpiryOf(*current) <= next_start) {
+      End(*current, TermEnd::kExpired, ExpiryOf(*current));
+    } else {
+      End(*current, TermEnd::kReplaced, next_start);
+    }
+  }
+  Start(now, *spec);
+  return true;
+}
+
+bool TermLedger::Tick(api::Timestamp now) {
+  Term* current = open();
+  if (current == nullptr || restored_ || current->lease_duration_seconds <= 0) return false;
+  if (now < ExpiryOf(*current)) return false;
+  End(*current, TermEnd::kExpired, ExpiryOf(*current));
+  return true;
+}
+
+void TermLedger::Restore(std::vector<Term> terms) {
+  terms_.assign(std::make_move_iterator(terms.begin()), std::make_move_iterator(terms.end()));
+  while (terms_.size() > kMaxTerms) terms_.pop_front();
+  restored_ = open() != nullptr;
+}
+
+}  // namespace tenure::dashboard
