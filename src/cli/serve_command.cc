@@ -2,6 +2,7 @@
 #include "cli/serve_command.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "cli/listen_address.h"
 #include "client/kube_client.h"
 #include "coordination/controller.h"
+#include "coordination/server_identity.h"
 #include "dashboard/dashboard_app.h"
 #include "election/cluster_access.h"
 #include "server/server.h"
@@ -117,6 +119,29 @@ std::unique_ptr<coordination::Controller> StartCoordination(const server::Server
   summary = "on (LeaseCandidate " + std::string((*controller)->candidate_version()) +
             ", controller " + std::string((*controller)->identity()) + ")";
   return std::move(*controller);
+}
+
+// The identity Lease kube-system/apiserver-<id> (kube's APIServerIdentity), written as its own
+// user; null when it cannot be written (the reason is in `summary`).
+std::unique_ptr<coordination::ServerIdentity> StartIdentity(const server::Server& server,
+                                                            const server::ServerOptions& options,
+                                                            std::string& summary) {
+  auto kube = LoopbackClient(server, options, server.identity_token());
+  if (!kube.ok()) {
+    summary = "none (" + kube.status().message() + ")";
+    return nullptr;
+  }
+  coordination::ServerIdentityOptions identity_options;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) identity_options.hostname = host;
+  identity_options.port = server.port();
+  auto identity = coordination::ServerIdentity::Start(*kube, identity_options);
+  if (!identity.ok()) {
+    summary = "none (" + identity.status().message() + ")";
+    return nullptr;
+  }
+  summary = "kube-system/" + (*identity)->lease_name();
+  return std::move(*identity);
 }
 
 // The dashboard under /dashboard (docs/dashboard.md): it reads this server over loopback as its
@@ -248,6 +273,8 @@ int Serve(const ServeFlags& flags) {
     // GET /metrics shows the controller's counters; the server stops before it is destroyed.
     (*server)->AddMetrics([c = controller.get()] { return c->metrics().Render(); });
   }
+  std::string identity_summary;
+  auto identity = StartIdentity(**server, options, identity_summary);
   std::string dashboard_summary;
   auto dashboard = StartDashboard(**server, options, flags, dashboard_summary);
   const auto& credentials = (*server)->credentials();
@@ -259,6 +286,7 @@ int Serve(const ServeFlags& flags) {
   }
   std::cout << "  try:         KUBECONFIG=" << credentials.kubeconfig_file
             << " kubectl get leases -A\n";
+  std::cout << "  identity:    " << identity_summary << "\n";
   std::cout << "  dashboard:   " << dashboard_summary << "\n";
   std::cout << "  coordinated leader election: " << coordination << std::endl;
   int signal = 0;
@@ -268,6 +296,7 @@ int Serve(const ServeFlags& flags) {
   // The controller first, while the server can still take the release of its lease.
   if (controller) controller->Stop();
   if (dashboard) dashboard->Stop();
+  if (identity) identity->Stop();
   (*server)->Stop();
   return 0;
 }

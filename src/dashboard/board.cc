@@ -6,9 +6,9 @@
 
 #include "api/codec.h"
 #include "api/validation.h"
-#include "client/informer.h"
 #include "client/kube_client.h"
 #include "coordination/ranking.h"
+#include "coordination/server_identity.h"
 #include "tenure/log.h"
 
 namespace tenure::dashboard {
@@ -114,17 +114,18 @@ Result<std::unique_ptr<Board>> Board::Start(std::shared_ptr<client::KubeClient> 
   if (Status s = board->OpenArchive(); !s.ok()) return s;
   board->client_ = std::move(client);
   Board* self = board.get();
-  board->leases_ = std::make_unique<client::Informer>(
-      *board->client_, "/apis/coordination.k8s.io/v1/leases",
-      [self](const std::string& type, const json& object) { self->ApplyLease(type, object); },
-      client::Informer::Keep::kText);
+  // Subscribed once the board is complete: the handlers may run at once.
+  board->leases_ = board->client_->WatchCollection(
+      "/apis/coordination.k8s.io/v1/leases",
+      [self](const std::string& type, const json& object) { self->ApplyLease(type, object); });
   auto version = client::ServedLeaseCandidateVersion(*board->client_, kCallTimeout);
   if (version.ok()) {
     board->candidate_version_ = *version;
-    board->lease_candidates_ = std::make_unique<client::Informer>(
-        *board->client_, "/apis/coordination.k8s.io/" + *version + "/leasecandidates",
-        [self](const std::string& type, const json& object) { self->ApplyCandidate(type, object); },
-        client::Informer::Keep::kText);
+    board->lease_candidates_ = board->client_->WatchCollection(
+        "/apis/coordination.k8s.io/" + *version + "/leasecandidates",
+        [self](const std::string& type, const json& object) {
+          self->ApplyCandidate(type, object);
+        });
   }
   board->StartThread();
   return board;
@@ -152,8 +153,16 @@ void Board::StartThread() {
 }
 
 void Board::Stop() {
-  if (leases_) leases_->Stop();
-  if (lease_candidates_) lease_candidates_->Stop();
+  // Destroying a subscription ends its deliveries.
+  std::unique_ptr<client::Subscription> leases, candidates;
+  {
+    std::lock_guard lock(mu_);
+    leases = std::move(leases_);
+    candidates = std::move(lease_candidates_);
+    watching_ = false;
+  }
+  leases.reset();
+  candidates.reset();
   if (thread_.joinable()) {
     thread_.request_stop();
     thread_.join();
@@ -183,6 +192,19 @@ void Board::Touch(Entry& entry) {
   changed_cv_.notify_all();
 }
 
+void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
+  if (entry.scheduled) schedule_.erase({*entry.scheduled, key});
+  entry.scheduled.reset();
+  if (!entry.lease) return;
+  std::optional<api::Timestamp> next = NextStateChange(entry.lease->spec, now);
+  if (auto expiry = entry.ledger.CurrentTermExpiry(); expiry && *expiry > now) {
+    next = next ? std::min(*next, *expiry) : *expiry;
+  }
+  if (!next) return;
+  entry.scheduled = next;
+  schedule_.insert({*next, key});
+}
+
 void Board::ApplyLease(const std::string& type, const json& object) {
   const api::Timestamp now = options_.clock->wall_now();
   std::lock_guard lock(mu_);
@@ -204,6 +226,7 @@ void Board::ApplyLease(const std::string& type, const json& object) {
     if (it == entries_.end()) return;
     if (it->second.ledger.Observe(now, nullptr)) it->second.archive_dirty = true;
     it->second.lease.reset();
+    Reschedule(it->first, it->second, now);
     Touch(it->second);
     return;
   }
@@ -216,7 +239,13 @@ void Board::ApplyLease(const std::string& type, const json& object) {
   Entry& entry = entries_[*key];
   if (entry.ledger.Observe(now, &lease->spec)) entry.archive_dirty = true;
   entry.status = StatusOf(lease->spec, now);
-  entry.lease = std::move(*lease);
+  auto identity = lease->metadata.labels.find(std::string(coordination::kApiServerIdentityLabel));
+  const bool server_identity = key->first == "kube-system" &&
+                               identity != lease->metadata.labels.end() &&
+                               identity->second == "kube-apiserver";
+  entry.lease = LeaseView{std::move(lease->spec), std::move(lease->metadata.resource_version),
+                          server_identity};
+  Reschedule(*key, entry, now);
   Touch(entry);
 }
 
@@ -241,7 +270,13 @@ void Board::ApplyCandidate(const std::string& type, const json& object) {
 void Board::Tick() {
   const api::Timestamp now = options_.clock->wall_now();
   std::lock_guard lock(mu_);
-  for (auto& [key, entry] : entries_) {
+  while (!schedule_.empty() && schedule_.begin()->first <= now) {
+    const LeaseKey key = schedule_.begin()->second;
+    schedule_.erase(schedule_.begin());
+    auto it = entries_.find(key);
+    if (it == entries_.end()) continue;
+    Entry& entry = it->second;
+    entry.scheduled.reset();
     if (!entry.lease) continue;
     bool changed = false;
     if (entry.ledger.Tick(now)) {
@@ -251,6 +286,7 @@ void Board::Tick() {
     LeaseStatus status = StatusOf(entry.lease->spec, now);
     if (status.state != entry.status.state) changed = true;
     entry.status = status;
+    Reschedule(key, entry, now);
     if (changed) Touch(entry);
   }
 }
@@ -286,7 +322,7 @@ json Board::RowOf(const LeaseKey& key, const Entry& entry) const {
   row["preferredHolder"] = spec.preferred_holder.value_or("");
   auto c = candidates_.find(key);
   row["candidates"] = c == candidates_.end() ? 0 : c->second.size();
-  row["resourceVersion"] = entry.lease->metadata.resource_version;
+  row["resourceVersion"] = entry.lease->resource_version;
   return row;
 }
 
@@ -402,16 +438,19 @@ json Board::Server() const {
   std::lock_guard lock(mu_);
   json out = server_;
   out["source"] = options_.source;
-  size_t leases = 0, candidates = 0;
+  size_t leases = 0, candidates = 0, replicas = 0;
   int64_t newest = 0;
   for (const auto& [key, entry] : entries_) {
     if (!entry.lease) continue;
     ++leases;
-    int64_t rv = std::strtoll(entry.lease->metadata.resource_version.c_str(), nullptr, 10);
+    if (entry.lease->server_identity && entry.status.state != LeaseState::kExpired) ++replicas;
+    int64_t rv = std::strtoll(entry.lease->resource_version.c_str(), nullptr, 10);
     newest = std::max(newest, rv);
   }
   for (const auto& [key, list] : candidates_) candidates += list.size();
   out["leases"] = leases;
+  // API servers that keep an identity Lease (kube-apiserver, tenure serve): those not expired.
+  out["replicas"] = replicas;
   out["leaseCandidates"] = candidates;
   out["leaseCandidateVersion"] = candidate_version_;
   out["synced"] = leases_synced_;
@@ -421,7 +460,7 @@ json Board::Server() const {
     out["controller"] = {{"holder", controller->second.lease->spec.holder_identity.value_or("")},
                          {"state", LeaseStateName(controller->second.status.state)}};
   }
-  out["watching"] = leases_ ? leases_->active() : false;
+  out["watching"] = watching_ && leases_ && leases_->active();
   if (archive_ || !options_.archive_path.empty()) {
     out["history"] = {{"file", options_.archive_path}};
     if (!archive_error_.empty()) out["history"]["error"] = archive_error_;

@@ -1,6 +1,6 @@
 // Board: what the dashboard knows about a cluster's leader elections, kept current by watches.
 //
-// Every Lease and LeaseCandidate of every namespace (Informers over one KubeClient), each
+// Every Lease and LeaseCandidate of every namespace (shared watches of one KubeClient), each
 // Lease's terms (TermLedger) kept across restarts in a TermArchive, the Events of the Leases
 // someone is looking at, and a summary of the server (/version, /metrics). Views are JSON
 // documents for the dashboard's page (docs/dashboard.md describes them).
@@ -9,7 +9,7 @@
 // change, so that a stream sends only what changed since its last message. A state that changes
 // with time alone (held -> expiring -> expired) is a change too: Tick finds it.
 //
-// Threads: the informers' handlers apply the watch's events; a thread of the board's own ticks
+// Threads: the watches' handlers apply their events; a thread of the board's own ticks
 // (options.tick), refreshes the server summary and the Events of the Leases in view, and writes
 // the archive. Views may be read from any thread and never wait for the network. Thread-safe.
 #pragma once
@@ -35,7 +35,7 @@
 
 namespace tenure::client {
 class KubeClient;
-class Informer;
+class Subscription;
 }  // namespace tenure::client
 
 namespace tenure::dashboard {
@@ -101,20 +101,30 @@ class Board {
   uint64_t WaitForChange(uint64_t after, std::chrono::milliseconds timeout) const;
 
  private:
+  // What the board keeps of a Lease: its spec and version, nothing else (it holds every Lease
+  // of a cluster).
+  struct LeaseView {
+    api::LeaseSpec spec;
+    std::string resource_version;
+    bool server_identity = false;  // an API server's identity Lease (counts the replicas)
+  };
   struct Entry {
-    std::optional<api::Lease> lease;  // none: known from history only (deleted)
+    std::optional<LeaseView> lease;  // none: known from history only (deleted)
     TermLedger ledger;
     LeaseStatus status;
     uint64_t changed = 0;
     bool archive_dirty = false;
+    std::optional<api::Timestamp> scheduled;  // its place in schedule_
   };
   explicit Board(BoardOptions options);
   Status OpenArchive();
   void StartThread();
   void Run(std::stop_token stop);
   void Touch(Entry& entry);  // under mu_
-  void Refresh();            // the server summary and the Events in view (no lock held)
-  void WriteArchive();       // no lock held
+  // Puts the entry in schedule_ at its next change by time alone (under mu_).
+  void Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now);
+  void Refresh();       // the server summary and the Events in view (no lock held)
+  void WriteArchive();  // no lock held
   nlohmann::json RowOf(const LeaseKey& key, const Entry& entry) const;
   nlohmann::json CandidatesOf(const LeaseKey& key, const Entry& entry) const;
 
@@ -128,19 +138,24 @@ class Board {
   bool refresh_now_ = false;
   uint64_t version_ = 0;
   std::map<LeaseKey, Entry> entries_;
+  // When each Lease's state changes by time alone (expiring, expired, its term ended): Tick
+  // visits those that are due, not every Lease.
+  std::set<std::pair<api::Timestamp, LeaseKey>> schedule_;
   // LeaseCandidates by (namespace, leaseName), then by name.
   std::map<LeaseKey, std::map<std::string, api::LeaseCandidate>> candidates_;
   std::map<LeaseKey, int> interest_;
   std::map<LeaseKey, nlohmann::json> events_;
   nlohmann::json server_ = nlohmann::json::object();
   bool leases_synced_ = false;
+  bool watching_ = true;  // until Stop
 
   std::mutex archive_mu_;  // the archive is written by one thread at a time
   std::unique_ptr<TermArchive> archive_;
   std::string archive_error_;
 
-  std::unique_ptr<client::Informer> leases_;
-  std::unique_ptr<client::Informer> lease_candidates_;
+  // The shared watches of every Lease and LeaseCandidate (no copy of their own: the board is it).
+  std::unique_ptr<client::Subscription> leases_;
+  std::unique_ptr<client::Subscription> lease_candidates_;
   std::jthread thread_;
 };
 

@@ -19,6 +19,16 @@ std::string_view LeaseStateName(LeaseState state) {
   return "released";
 }
 
+namespace {
+
+// A healthy holder renews long before this (client-go: every 2 s of a 15 s lease): a third of
+// the duration left means the renewals stopped at least two thirds of a lease ago.
+api::Timestamp ExpiringFrom(api::Timestamp expires, int32_t duration_seconds) {
+  return expires - std::chrono::seconds(duration_seconds) / 3;
+}
+
+}  // namespace
+
 LeaseStatus StatusOf(const api::LeaseSpec& spec, api::Timestamp now) {
   LeaseStatus status;
   status.last_renewal = spec.renew_time ? spec.renew_time : spec.acquire_time;
@@ -39,13 +49,23 @@ LeaseStatus StatusOf(const api::LeaseSpec& spec, api::Timestamp now) {
     return status;
   }
   status.state = LeaseState::kHeld;
-  // A healthy holder renews long before this (client-go: every 2 s of a 15 s lease): a third of
-  // the duration left means the renewals stopped at least two thirds of a lease ago.
   if (status.expires && spec.lease_duration_seconds) {
-    auto third = std::chrono::seconds(*spec.lease_duration_seconds) / 3;
-    if (*status.expires - now <= third) status.state = LeaseState::kExpiringSoon;
+    if (now >= ExpiringFrom(*status.expires, *spec.lease_duration_seconds)) {
+      status.state = LeaseState::kExpiringSoon;
+    }
   }
   return status;
+}
+
+std::optional<api::Timestamp> NextStateChange(const api::LeaseSpec& spec, api::Timestamp now) {
+  if (spec.holder_identity.value_or("").empty()) return std::nullopt;
+  auto expires = api::LeaseExpiry(spec, /*or_acquire_time=*/true);
+  if (!expires || now >= *expires) return std::nullopt;
+  if (spec.lease_duration_seconds) {
+    api::Timestamp expiring = ExpiringFrom(*expires, *spec.lease_duration_seconds);
+    if (now < expiring) return expiring;
+  }
+  return expires;
 }
 
 }  // namespace tenure::dashboard

@@ -30,4 +30,8 @@ struct LeaseStatus {
 
 LeaseStatus StatusOf(const api::LeaseSpec& spec, api::Timestamp now);
 
+// The next moment after `now` at which StatusOf's state changes by time alone (held to expiring
+// soon, to expired); none when it no longer will.
+std::optional<api::Timestamp> NextStateChange(const api::LeaseSpec& spec, api::Timestamp now);
+
 }  // namespace tenure::dashboard

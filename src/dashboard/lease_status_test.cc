@@ -31,6 +31,22 @@ TEST(LeaseStatusTest, HeldThenExpiringSoonThenExpired) {
   EXPECT_EQ(LeaseStateName(LeaseState::kExpiringSoon), "expiring");
 }
 
+TEST(LeaseStatusTest, TheNextStateChangeIsWhenItStartsExpiringThenWhenItExpires) {
+  auto spec = Held("a", 10);
+  auto next = [&](int s) { return NextStateChange(spec, kT0 + std::chrono::seconds(s)); };
+  EXPECT_EQ(next(11), kT0 + std::chrono::seconds(20));
+  EXPECT_EQ(next(20), kT0 + std::chrono::seconds(25));
+  EXPECT_EQ(next(25), std::nullopt);
+  spec.holder_identity = "";
+  EXPECT_EQ(next(11), std::nullopt);
+  // Wherever a change is announced, StatusOf agrees: the state differs just before and at it.
+  spec = Held("a", 10);
+  for (int s : {11, 20}) {
+    auto at = *next(s);
+    EXPECT_NE(StatusOf(spec, at - std::chrono::microseconds(1)).state, StatusOf(spec, at).state);
+  }
+}
+
 TEST(LeaseStatusTest, NoHolderIsReleasedAndAnotherPreferredHolderIsPending) {
   auto spec = Held("", 10);
   EXPECT_EQ(StatusOf(spec, kT0).state, LeaseState::kReleased);

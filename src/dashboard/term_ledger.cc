@@ -125,7 +125,7 @@ void TermLedger::Start(api::Timestamp now, const api::LeaseSpec& spec) {
     if (term.handover && term.handover->count() < 0) term.handover = milliseconds(0);
   }
   terms_.push_back(std::move(term));
-  while (terms_.size() > kMaxTerms) terms_.pop_front();
+  if (terms_.size() > kMaxTerms) terms_.erase(terms_.begin(), terms_.end() - kMaxTerms);
 }
 
 bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
@@ -163,8 +163,16 @@ bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
     current->lease_duration_seconds =
         spec->lease_duration_seconds.value_or(current->lease_duration_seconds);
     if (spec->renew_time && *spec->renew_time > current->last_renewal) {
-      renewals_.push_back({*spec->renew_time, Between(current->last_renewal, *spec->renew_time)});
-      while (renewals_.size() > kMaxRenewals) renewals_.pop_front();
+      const milliseconds interval =
+          std::min(Between(current->last_renewal, *spec->renew_time), kLongestInterval);
+      const uint16_t ms = static_cast<uint16_t>(interval.count());
+      if (intervals_kept_ < kMaxRenewals) {
+        intervals_[(oldest_ + intervals_kept_++) % kMaxRenewals] = ms;
+      } else {
+        intervals_[oldest_] = ms;
+        oldest_ = static_cast<uint8_t>((oldest_ + 1) % kMaxRenewals);
+      }
+      newest_renewal_ = *spec->renew_time;
       current->last_renewal = *spec->renew_time;
       ++current->renewals;
     }
@@ -190,9 +198,27 @@ bool TermLedger::Tick(api::Timestamp now) {
   return true;
 }
 
+std::vector<Renewal> TermLedger::renewals() const {
+  std::vector<Renewal> out(intervals_kept_);
+  api::Timestamp at = newest_renewal_;
+  for (size_t i = intervals_kept_; i-- > 0;) {
+    const milliseconds interval(intervals_[(oldest_ + i) % kMaxRenewals]);
+    out[i] = {at, interval};
+    at -= interval;
+  }
+  return out;
+}
+
+std::optional<api::Timestamp> TermLedger::CurrentTermExpiry() const {
+  if (terms_.empty() || terms_.back().end_kind != TermEnd::kCurrent || restored_)
+    return std::nullopt;
+  if (terms_.back().lease_duration_seconds <= 0) return std::nullopt;
+  return ExpiryOf(terms_.back());
+}
+
 void TermLedger::Restore(std::vector<Term> terms) {
-  terms_.assign(std::make_move_iterator(terms.begin()), std::make_move_iterator(terms.end()));
-  while (terms_.size() > kMaxTerms) terms_.pop_front();
+  terms_ = std::move(terms);
+  if (terms_.size() > kMaxTerms) terms_.erase(terms_.begin(), terms_.end() - kMaxTerms);
   restored_ = open() != nullptr;
 }
 

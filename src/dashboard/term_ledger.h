@@ -15,9 +15,9 @@
 //               Lease no longer shows).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -56,12 +56,16 @@ Result<Term> TermFromJson(const nlohmann::json& json);
 struct Renewal {
   api::Timestamp at{};
   std::chrono::milliseconds interval{0};
+  bool operator==(const Renewal&) const = default;
 };
 
 class TermLedger {
  public:
   static constexpr size_t kMaxTerms = 50;
-  static constexpr size_t kMaxRenewals = 120;
+  // The renewal cadence is kept for every Lease of a cluster, so it is small and in place: the
+  // last 40 intervals in milliseconds, 2 bytes each (one longer than 65.535 s counts as that long).
+  static constexpr size_t kMaxRenewals = 40;
+  static constexpr std::chrono::milliseconds kLongestInterval{65535};
 
   // The Lease as observed at `now` (null: deleted). True when a term started or ended.
   bool Observe(api::Timestamp now, const api::LeaseSpec* spec);
@@ -71,16 +75,22 @@ class TermLedger {
   // the Lease still shows it, and ends it as unobserved otherwise.
   void Restore(std::vector<Term> terms);
 
-  const std::deque<Term>& terms() const { return terms_; }
-  const std::deque<Renewal>& renewals() const { return renewals_; }
+  const std::vector<Term>& terms() const { return terms_; }
+  // When the current term's lease runs out unless renewed (Tick ends it then); none without one.
+  std::optional<api::Timestamp> CurrentTermExpiry() const;
+  // The last renewals, oldest first (their times counted back from the newest).
+  std::vector<Renewal> renewals() const;
 
  private:
   Term* open();
   void End(Term& term, TermEnd kind, api::Timestamp at);
   void Start(api::Timestamp now, const api::LeaseSpec& spec);
 
-  std::deque<Term> terms_;
-  std::deque<Renewal> renewals_;
+  std::vector<Term> terms_;
+  std::array<uint16_t, kMaxRenewals> intervals_{};  // milliseconds, a ring from `oldest_`
+  uint8_t oldest_ = 0;
+  uint8_t intervals_kept_ = 0;
+  api::Timestamp newest_renewal_{};
   bool restored_ = false;  // the open term, if any, awaits confirmation by an observation
 };
 

@@ -170,6 +170,21 @@ TEST(TermLedgerTest, KeepsTheNewestTermsAndRenewalsOnly) {
   EXPECT_EQ(ledger.renewals().size(), TermLedger::kMaxRenewals);
 }
 
+TEST(TermLedgerTest, TheCadenceCountsItsTimesBackFromTheNewestAndCapsLongIntervals) {
+  TermLedger ledger;
+  auto a = Spec("a", 0, 0, /*duration=*/300);
+  ledger.Observe(At(0), &a);
+  for (double t : {2.0, 100.0, 101.5}) {
+    a.renew_time = At(t);
+    ledger.Observe(At(t), &a);
+  }
+  std::vector<Renewal> renewals = ledger.renewals();
+  ASSERT_EQ(renewals.size(), 3u);
+  EXPECT_EQ(renewals[2], (Renewal{At(101.5), milliseconds(1500)}));
+  EXPECT_EQ(renewals[1], (Renewal{At(100), TermLedger::kLongestInterval}));
+  EXPECT_EQ(renewals[0].interval, milliseconds(2000));
+}
+
 TEST(TermLedgerTest, TermsRoundTripThroughJsonAndBadOnesAreRefused) {
   TermLedger ledger;
   auto a = Spec("a", 0, 2);

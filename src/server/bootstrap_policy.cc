@@ -177,6 +177,11 @@ std::vector<BootstrapObject> BootstrapPolicy() {
                                UrlRule({"/metrics", "/version"}, {"get"})})),
       ClusterRoleBinding(std::string(kDashboardReaderUser), {std::string(kDashboardReaderUser)},
                          "User"),
+      ClusterRole(std::string(kServerIdentityUser),
+                  json::array({Rule({"coordination.k8s.io"}, {"leases"},
+                                    {"create", "delete", "get", "list", "update"})})),
+      ClusterRoleBinding(std::string(kServerIdentityUser), {std::string(kServerIdentityUser)},
+                         "User"),
       ClusterRole(std::string(kDashboardViewerRole),
                   json::array({UrlRule({"/dashboard", "/dashboard/*"}, {"get"})})),
   };

@@ -3,9 +3,9 @@
 // system:basic-user and system:public-info-viewer, and the bindings of cluster-admin to
 // system:masters, of system:discovery and system:basic-user to system:authenticated, and of
 // system:public-info-viewer to everyone (authenticated or not); and the coordination
-// controller's role and binding, the dashboard reader's, and the dashboard viewer role. admin, edit
-// and view carry the rules kube aggregates into them (edit: every verb on leases; view: no leases,
-// no secrets).
+// controller's role and binding, the dashboard reader's, the identity Lease writer's, and the
+// dashboard viewer role. admin, edit and view carry the rules kube aggregates into them (edit:
+// every verb on leases; view: no leases, no secrets).
 //
 // At every start each object is created when missing and otherwise reconciled as kube does:
 // missing rules (roles) and subjects (bindings) are added, what an administrator added stays,
@@ -35,6 +35,10 @@ inline constexpr std::string_view kCoordinationControllerUser =
 // that name): Leases, LeaseCandidates, Events and Namespaces to read and watch, and GET /metrics
 // and /version.
 inline constexpr std::string_view kDashboardReaderUser = "system:tenure:dashboard";
+// The user `tenure serve` keeps its API server identity Lease as (kube-system/apiserver-<id>,
+// coordination/server_identity.h), and its ClusterRole and binding: Leases to get, list, create,
+// update and delete (expired identity Leases are collected).
+inline constexpr std::string_view kServerIdentityUser = "system:tenure:apiserver-identity";
 // The ClusterRole that lets a user open the dashboard (nonResourceURLs /dashboard and below,
 // get); bound to no one by default (system:masters may open it anyway).
 inline constexpr std::string_view kDashboardViewerRole = "tenure:dashboard-viewer";

@@ -136,6 +136,8 @@ class ServerImpl final : public Server {
                                                          std::string(kCoordinationControllerUser)};
     dashboard_token_ = NewToken();
     api_options.tokens.users[dashboard_token_] = {.name = std::string(kDashboardReaderUser)};
+    identity_token_ = NewToken();
+    api_options.tokens.users[identity_token_] = {.name = std::string(kServerIdentityUser)};
     api_options.served = ServedVersions(options);
     api_options.version = options.version;
     api_options.server_address = ServerAddress(options);
@@ -190,6 +192,7 @@ class ServerImpl final : public Server {
   const Credentials& credentials() const override { return credentials_; }
   const std::string& coordination_token() const override { return coordination_token_; }
   const std::string& dashboard_token() const override { return dashboard_token_; }
+  const std::string& identity_token() const override { return identity_token_; }
   void Mount(std::shared_ptr<WebApp> app) override {
     if (api_) api_->Mount(std::move(app));
   }
@@ -211,6 +214,7 @@ class ServerImpl final : public Server {
   Credentials credentials_;
   std::string coordination_token_;
   std::string dashboard_token_;
+  std::string identity_token_;
   std::shared_ptr<ApiServer> api_;
   std::shared_ptr<store::Store> store_;
   std::unique_ptr<NamespaceController> namespaces_;

@@ -89,8 +89,10 @@ class Server {
   // (kCoordinationControllerUser), made at start and kept in memory only: the controller acts
   // with the rights the default policy gives that user, not as the admin.
   virtual const std::string& coordination_token() const = 0;
-  // The bearer token of the dashboard's reader (kDashboardReaderUser), kept in memory only.
+  // The bearer tokens of the dashboard's reader (kDashboardReaderUser) and of the identity
+  // Lease's writer (kServerIdentityUser), made at start and kept in memory only.
   virtual const std::string& dashboard_token() const = 0;
+  virtual const std::string& identity_token() const = 0;
   // Serves `app` under its path from now on, behind authentication (web_app.h).
   virtual void Mount(std::shared_ptr<WebApp> app) = 0;
   // Appends a section to GET /metrics (see metrics_endpoint.h): Prometheus metric families

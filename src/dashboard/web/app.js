@@ -143,6 +143,7 @@
     add("version", info.version, "version");
     add("store", info.store, "store");
     add("revision", info.revision ?? info.newestLeaseRevision, "revision");
+    if (info.replicas) add("replicas", info.replicas, "replicas");
     if (info.controller) add("controller", info.controller.holder || "(none)", "controller");
     add("requests", info.requests, "requests");
     add("watches", info.watchesOpen, "watches");

@@ -1,0 +1,133 @@
+// Board without a cluster: leases fed as a watch delivers them, time moved by a FakeClock. The
+// states that change with time alone, the overview's window, candidates moving between Leases,
+// and the replicas counted from identity Leases.
+#include "dashboard/board.h"
+
+#include <gtest/gtest.h>
+
+#include "api/time.h"
+#include "tenure/fake_clock.h"
+
+namespace tenure::dashboard {
+namespace {
+
+using nlohmann::json;
+
+class BoardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BoardOptions options;
+    options.clock = clock_;
+    auto board = Board::Detached(options);
+    ASSERT_TRUE(board.ok()) << board.status().ToString();
+    board_ = std::move(*board);
+  }
+  std::string Now(int offset_seconds = 0) const {
+    return api::FormatMicroTime(clock_->wall_now() + std::chrono::seconds(offset_seconds));
+  }
+  static json Lease(const std::string& ns, const std::string& name, const std::string& holder,
+                    const std::string& renewed, int duration = 15, json labels = json::object()) {
+    return {{"metadata",
+             {{"namespace", ns}, {"name", name}, {"resourceVersion", "1"}, {"labels", labels}}},
+            {"spec",
+             {{"holderIdentity", holder},
+              {"leaseDurationSeconds", duration},
+              {"acquireTime", renewed},
+              {"renewTime", renewed}}}};
+  }
+  json Row(const std::string& ns, const std::string& name) {
+    auto delta = board_->Overview({}, 0);
+    for (const json& row : delta.document["rows"]) {
+      if (row["namespace"] == ns && row["name"] == name) return row;
+    }
+    return nullptr;
+  }
+
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  std::unique_ptr<Board> board_;
+};
+
+TEST_F(BoardTest, TimeAloneMovesAHeldLeaseToExpiringThenExpiredAndEndsItsTerm) {
+  board_->ApplyLease("ADDED", Lease("ns", "l", "a", Now()));
+  EXPECT_EQ(Row("ns", "l")["state"], "held");
+  const uint64_t before = board_->version();
+  clock_->Advance(std::chrono::seconds(9));
+  board_->Tick();
+  EXPECT_EQ(board_->version(), before) << "nothing changed yet";
+  clock_->Advance(std::chrono::seconds(1));  // 5 s of 15 left
+  board_->Tick();
+  EXPECT_EQ(Row("ns", "l")["state"], "expiring");
+  EXPECT_GT(board_->version(), before);
+  clock_->Advance(std::chrono::seconds(5));
+  board_->Tick();
+  EXPECT_EQ(Row("ns", "l")["state"], "expired");
+  auto lease = board_->Lease({"ns", "l"});
+  ASSERT_TRUE(lease);
+  EXPECT_EQ((*lease)["terms"][0]["end"], "expired");
+  // A renewal brings it back: a new term, held again.
+  board_->ApplyLease("MODIFIED", Lease("ns", "l", "a", Now()));
+  EXPECT_EQ(Row("ns", "l")["state"], "held");
+  EXPECT_EQ((*board_->Lease({"ns", "l"}))["terms"].size(), 2u);
+}
+
+TEST_F(BoardTest, TheOverviewSendsOnlyWhatChangedAndWhatEnteredItsWindow) {
+  for (const char* name : {"a", "b", "c"})
+    board_->ApplyLease("ADDED", Lease("ns", name, "h", Now()));
+  OverviewFilter first_two;
+  first_two.limit = 2;
+  auto full = board_->Overview(first_two, 0);
+  EXPECT_EQ(full.document["rows"].size(), 2u);
+  EXPECT_EQ(full.document["total"], 3);
+  const uint64_t seen = full.document["version"];
+  board_->ApplyLease("MODIFIED", Lease("ns", "b", "h2", Now()));
+  auto delta = board_->Overview(first_two, seen, &full.shown);
+  ASSERT_EQ(delta.document["rows"].size(), 1u);
+  EXPECT_EQ(delta.document["rows"][0]["holder"], "h2");
+  // "a" goes: "c" enters the window although it did not change.
+  board_->ApplyLease("DELETED", Lease("ns", "a", "h", Now()));
+  auto after = board_->Overview(first_two, delta.document["version"], &delta.shown);
+  ASSERT_EQ(after.document["rows"].size(), 1u);
+  EXPECT_EQ(after.document["rows"][0]["name"], "c");
+  EXPECT_EQ(after.shown, (std::set<LeaseKey>{{"ns", "b"}, {"ns", "c"}}));
+  OverviewFilter search;
+  search.search = "H2";
+  EXPECT_EQ(board_->Overview(search, 0).document["total"], 1);
+  OverviewFilter other;
+  other.namespace_ = "elsewhere";
+  EXPECT_EQ(board_->Overview(other, 0).document["total"], 0);
+}
+
+TEST_F(BoardTest, ACandidateThatMovesToAnotherLeaseLeavesTheFirst) {
+  board_->ApplyLease("ADDED", Lease("ns", "one", "x", Now()));
+  board_->ApplyLease("ADDED", Lease("ns", "two", "x", Now()));
+  auto candidate = [&](const std::string& lease) {
+    return json{{"metadata", {{"namespace", "ns"}, {"name", "x"}, {"resourceVersion", "2"}}},
+                {"spec",
+                 {{"leaseName", lease},
+                  {"binaryVersion", "1.33.0"},
+                  {"emulationVersion", "1.33.0"},
+                  {"strategy", "OldestEmulationVersion"}}}};
+  };
+  board_->ApplyCandidate("ADDED", candidate("one"));
+  EXPECT_EQ(Row("ns", "one")["candidates"], 1);
+  board_->ApplyCandidate("MODIFIED", candidate("two"));
+  EXPECT_EQ(Row("ns", "one")["candidates"], 0);
+  EXPECT_EQ(Row("ns", "two")["candidates"], 1);
+  auto two = board_->Lease({"ns", "two"});
+  EXPECT_EQ((*two)["candidates"][0]["holder"], true);
+  EXPECT_EQ((*two)["decision"]["best"], "x");
+  board_->ApplyCandidate("DELETED", candidate("two"));
+  EXPECT_EQ(Row("ns", "two")["candidates"], 0);
+}
+
+TEST_F(BoardTest, ReplicasAreTheIdentityLeasesThatHaveNotExpired) {
+  json identity = {{"apiserver.kubernetes.io/identity", "kube-apiserver"}};
+  board_->ApplyLease("ADDED", Lease("kube-system", "apiserver-a", "a_1", Now(), 3600, identity));
+  board_->ApplyLease("ADDED",
+                     Lease("kube-system", "apiserver-b", "b_1", Now(-4000), 3600, identity));
+  board_->ApplyLease("ADDED", Lease("default", "apiserver-c", "c_1", Now(), 3600, identity));
+  EXPECT_EQ(board_->Server()["replicas"], 1);
+}
+
+}  // namespace
+}  // namespace tenure::dashboard
