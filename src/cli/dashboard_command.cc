@@ -2,6 +2,8 @@
 // own HTTP listener (loopback by default), behind one access token.
 #include "cli/dashboard_command.h"
 
+#include <openssl/sha.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -29,8 +31,9 @@ struct DashboardFlags {
   std::string tls_private_key_file;
 };
 
-// $XDG_STATE_HOME/tenure/dashboard-terms.jsonl, else ~/.local/state/tenure/..., else ./...
-std::string DefaultHistoryFile() {
+// $XDG_STATE_HOME/tenure/dashboard-terms-<hash of the server's URL>.jsonl, else under
+// ~/.local/state/tenure/, else ./: one history per cluster.
+std::string DefaultHistoryFile(const std::string& server) {
   std::string dir;
   if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) {
     dir = std::string(xdg) + "/tenure";
@@ -39,7 +42,15 @@ std::string DefaultHistoryFile() {
   } else {
     dir = ".";
   }
-  return dir + "/dashboard-terms.jsonl";
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(server.data()), server.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hash;
+  for (int i = 0; i < 6; ++i) {
+    hash += kHex[digest[i] >> 4];
+    hash += kHex[digest[i] & 15];
+  }
+  return dir + "/dashboard-terms-" + hash + ".jsonl";
 }
 
 bool IsLoopback(const std::string& host) {
@@ -82,12 +93,12 @@ int RunDashboard(const DashboardFlags& flags) {
     }
     token = *made;
   }
-  const std::string history =
-      flags.history_file.empty() ? DefaultHistoryFile() : flags.history_file;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(history).parent_path(), ec);
   auto api = ConnectOrReport("dashboard", flags.connection);
   if (!api) return 1;
+  const std::string history =
+      flags.history_file.empty() ? DefaultHistoryFile(api->server()) : flags.history_file;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(history).parent_path(), ec);
   dashboard::BoardOptions board_options;
   board_options.archive_path = history;
   board_options.source = api->server();
@@ -99,6 +110,7 @@ int RunDashboard(const DashboardFlags& flags) {
   }
   dashboard::DashboardAppOptions app_options;
   app_options.login_hint = "the access token `tenure dashboard` printed (or its --token-file's)";
+  app_options.token_in_address = true;
   auto app = std::make_shared<dashboard::DashboardApp>(
       std::shared_ptr<dashboard::Board>(std::move(*board)), app_options);
   auto listener =
@@ -140,9 +152,9 @@ void AddDashboardCommand(CLI::App& app) {
   command->add_option("--listen", flags->listen, "HOST:PORT to serve the dashboard on")
       ->capture_default_str();
   command->add_option("--history-file", flags->history_file,
-                      "Where the term history is kept (default "
-                      "$XDG_STATE_HOME/tenure/dashboard-terms.jsonl or "
-                      "~/.local/state/tenure/dashboard-terms.jsonl)");
+                      "Where the term history is kept (default: one file per API server, "
+                      "$XDG_STATE_HOME/tenure/dashboard-terms-HASH.jsonl or "
+                      "~/.local/state/tenure/dashboard-terms-HASH.jsonl)");
   command->add_option("--token-file", flags->token_file,
                       "A file whose first line is the access token (default: a new one, printed)");
   command->add_option("--tls-cert-file", flags->tls_cert_file,

@@ -168,13 +168,19 @@ void ServerIdentity::CollectExpired() {
 void ServerIdentity::Run(std::stop_token stop) {
   auto next_collect = options_.clock->now() + options_.collect_every;
   while (options_.clock->SleepUntil(options_.clock->now() + options_.renew_interval, stop)) {
-    if (Status s = Renew(); !s.ok()) {
-      Log(LogLevel::kWarning, "identity", "cannot renew the API server identity Lease",
-          {{"lease", name_}, {"error", s.message()}});
-    }
-    if (options_.clock->now() >= next_collect) {
-      CollectExpired();
-      next_collect = options_.clock->now() + options_.collect_every;
+    // A surprise in a reply (a member of another type) is logged; the renewals go on.
+    try {
+      if (Status s = Renew(); !s.ok()) {
+        Log(LogLevel::kWarning, "identity", "cannot renew the API server identity Lease",
+            {{"lease", name_}, {"error", s.message()}});
+      }
+      if (options_.clock->now() >= next_collect) {
+        CollectExpired();
+        next_collect = options_.clock->now() + options_.collect_every;
+      }
+    } catch (const std::exception& e) {
+      Log(LogLevel::kError, "identity", "the identity Lease's renewal failed",
+          {{"error", e.what()}});
     }
   }
 }

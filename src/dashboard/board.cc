@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "api/codec.h"
+#include "api/url.h"
 #include "api/validation.h"
 #include "client/kube_client.h"
 #include "coordination/ranking.h"
@@ -45,8 +46,8 @@ json TimeOrNull(const std::optional<api::Timestamp>& t) {
 // share, and tenure's own store families).
 json SummarizeMetrics(std::string_view text) {
   json out = json::object();
-  double requests = 0, watch_events = 0;
-  bool any_requests = false, any_watch_events = false;
+  double requests = 0, watch_events = 0, watches = 0;
+  bool any_requests = false, any_watch_events = false, any_watches = false;
   size_t at = 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
@@ -65,8 +66,10 @@ json SummarizeMetrics(std::string_view text) {
       requests += value, any_requests = true;
     } else if (family("apiserver_watch_events_total")) {
       watch_events += value, any_watch_events = true;
-    } else if (name == "apiserver_longrunning_requests{verb=\"WATCH\"}") {
-      out["watchesOpen"] = static_cast<int64_t>(value);
+    } else if (family("apiserver_longrunning_requests") &&
+               name.find("verb=\"WATCH\"") != std::string_view::npos) {
+      // tenure's one series, or kube-apiserver's by resource and scope: their sum.
+      watches += value, any_watches = true;
     } else if (name == "tenure_store_revision") {
       out["revision"] = static_cast<int64_t>(value);
     } else if (family("tenure_store_info")) {
@@ -80,6 +83,7 @@ json SummarizeMetrics(std::string_view text) {
   }
   if (any_requests) out["requests"] = static_cast<int64_t>(requests);
   if (any_watch_events) out["watchEvents"] = static_cast<int64_t>(watch_events);
+  if (any_watches) out["watchesOpen"] = static_cast<int64_t>(watches);
   return out;
 }
 
@@ -118,17 +122,27 @@ Result<std::unique_ptr<Board>> Board::Start(std::shared_ptr<client::KubeClient> 
   board->leases_ = board->client_->WatchCollection(
       "/apis/coordination.k8s.io/v1/leases",
       [self](const std::string& type, const json& object) { self->ApplyLease(type, object); });
-  auto version = client::ServedLeaseCandidateVersion(*board->client_, kCallTimeout);
-  if (version.ok()) {
-    board->candidate_version_ = *version;
-    board->lease_candidates_ = board->client_->WatchCollection(
-        "/apis/coordination.k8s.io/" + *version + "/leasecandidates",
-        [self](const std::string& type, const json& object) {
-          self->ApplyCandidate(type, object);
-        });
-  }
-  board->StartThread();
+  board->WatchCandidates();
+  board->StartThreads();
   return board;
+}
+
+void Board::WatchCandidates() {
+  {
+    std::lock_guard lock(mu_);
+    if (!candidate_version_.empty() || !watching_) return;
+  }
+  // Discovery says which version is served (none: the server does not serve LeaseCandidates,
+  // or not yet; the refresher asks again).
+  auto version = client::ServedLeaseCandidateVersion(*client_, kCallTimeout);
+  if (!version.ok()) return;
+  auto subscription = client_->WatchCollection(
+      "/apis/coordination.k8s.io/" + *version + "/leasecandidates",
+      [this](const std::string& type, const json& object) { ApplyCandidate(type, object); });
+  std::lock_guard lock(mu_);
+  if (!watching_) return;  // stopped meanwhile: the subscription ends here
+  candidate_version_ = *version;
+  lease_candidates_ = std::move(subscription);
 }
 
 Status Board::OpenArchive() {
@@ -144,12 +158,13 @@ Status Board::OpenArchive() {
         {{"file", archive_->path()}, {"lines", std::to_string(archive_->skipped_lines())}});
   }
   std::lock_guard lock(mu_);
-  for (const auto& [key, terms] : archive_->loaded()) entries_[key].ledger.Restore(terms);
+  for (auto& [key, terms] : archive_->TakeLoaded()) entries_[key].ledger.Restore(std::move(terms));
   return Status::Ok();
 }
 
-void Board::StartThread() {
-  thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+void Board::StartThreads() {
+  ticker_ = std::jthread([this](std::stop_token stop) { RunTicker(stop); });
+  refresher_ = std::jthread([this](std::stop_token stop) { RunRefresher(stop); });
 }
 
 void Board::Stop() {
@@ -163,26 +178,55 @@ void Board::Stop() {
   }
   leases.reset();
   candidates.reset();
-  if (thread_.joinable()) {
-    thread_.request_stop();
-    thread_.join();
+  for (std::jthread* thread : {&ticker_, &refresher_}) {
+    if (thread->joinable()) {
+      thread->request_stop();
+      thread->join();
+    }
   }
-  WriteArchive();
+  // Every open term with its newest renewal, so that a restart continues it; then the file is
+  // free for the next board.
+  WriteArchive(/*all_open=*/true);
+  std::lock_guard archive_lock(archive_mu_);
+  archive_.reset();
 }
 
-void Board::Run(std::stop_token stop) {
-  auto next_refresh = std::chrono::steady_clock::now();
+// A background loop survives a surprise in the data (an exception from a JSON library, say):
+// it is logged and the loop goes on.
+template <typename Step>
+void Guarded(const char* what, Step&& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    Log(LogLevel::kError, "dashboard", what, {{"error", e.what()}});
+  }
+}
+
+void Board::RunTicker(std::stop_token stop) {
+  auto next_write = std::chrono::steady_clock::now() + options_.refresh;
+  std::mutex wait_mu;
+  std::condition_variable_any wait_cv;
   while (!stop.stop_requested()) {
-    Tick();
-    if (std::chrono::steady_clock::now() >= next_refresh) {
-      Refresh();
-      WriteArchive();
-      next_refresh = std::chrono::steady_clock::now() + options_.refresh;
+    Guarded("the board's tick failed", [&] { Tick(); });
+    if (std::chrono::steady_clock::now() >= next_write) {
+      Guarded("writing the term history failed", [&] { WriteArchive(/*all_open=*/false); });
+      next_write = std::chrono::steady_clock::now() + options_.refresh;
     }
+    std::unique_lock lock(wait_mu);
+    wait_cv.wait_for(lock, stop, options_.tick, [] { return false; });
+  }
+}
+
+void Board::RunRefresher(std::stop_token stop) {
+  // A Lease coming into view asks for a refresh at once, but at most twice a second.
+  constexpr auto kSoonest = std::chrono::milliseconds(500);
+  while (!stop.stop_requested()) {
+    const auto started = std::chrono::steady_clock::now();
+    Guarded("refreshing the server summary failed", [&] { Refresh(stop); });
     std::unique_lock lock(mu_);
-    if (wake_.wait_for(lock, stop, options_.tick, [&] { return refresh_now_; })) {
+    wake_.wait_until(lock, stop, started + kSoonest, [] { return false; });
+    if (wake_.wait_until(lock, stop, started + options_.refresh, [&] { return refresh_now_; })) {
       refresh_now_ = false;
-      next_refresh = std::chrono::steady_clock::now();
     }
   }
 }
@@ -193,7 +237,7 @@ void Board::Touch(Entry& entry) {
 }
 
 void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
-  if (entry.scheduled) schedule_.erase({*entry.scheduled, key});
+  if (entry.scheduled) schedule_.erase({*entry.scheduled, &key});
   entry.scheduled.reset();
   if (!entry.lease) return;
   std::optional<api::Timestamp> next = NextStateChange(entry.lease->spec, now);
@@ -202,19 +246,27 @@ void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
   }
   if (!next) return;
   entry.scheduled = next;
-  schedule_.insert({*next, key});
+  schedule_.insert({*next, &key});
 }
 
 void Board::ApplyLease(const std::string& type, const json& object) {
   const api::Timestamp now = options_.clock->wall_now();
-  std::lock_guard lock(mu_);
   if (type == "SYNCED") {
+    std::lock_guard lock(mu_);
     leases_synced_ = true;
-    // Leases the history knows that no longer exist were deleted while nobody watched.
-    for (auto& [key, entry] : entries_) {
-      if (!entry.lease && entry.ledger.Observe(now, nullptr)) {
+    // The history's Leases that no longer exist: their open terms ended while nobody watched
+    // (written, then dropped from memory); the others leave memory now, their history stays in
+    // the archive.
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      Entry& entry = it->second;
+      if (entry.lease || entry.archive_dirty || interest_.count(it->first)) {
+        ++it;
+      } else if (entry.ledger.Observe(now, nullptr)) {
         entry.archive_dirty = true;
         Touch(entry);
+        ++it;
+      } else {
+        it = entries_.erase(it);
       }
     }
     return;
@@ -222,10 +274,13 @@ void Board::ApplyLease(const std::string& type, const json& object) {
   auto key = KeyOf(object);
   if (!key) return;
   if (type == "DELETED") {
+    std::lock_guard lock(mu_);
     auto it = entries_.find(*key);
     if (it == entries_.end()) return;
-    if (it->second.ledger.Observe(now, nullptr)) it->second.archive_dirty = true;
+    it->second.ledger.Observe(now, nullptr);
     it->second.lease.reset();
+    it->second.deleted_at = now;
+    it->second.archive_dirty = true;  // written with its deletion, then dropped from memory
     Reschedule(it->first, it->second, now);
     Touch(it->second);
     return;
@@ -236,7 +291,22 @@ void Board::ApplyLease(const std::string& type, const json& object) {
         {{"lease", key->first + "/" + key->second}, {"error", lease.status().message()}});
     return;
   }
-  Entry& entry = entries_[*key];
+  // A Lease the board does not hold may have a history (deleted once, and created again).
+  std::optional<std::vector<Term>> history;
+  bool known = false;
+  {
+    std::lock_guard lock(mu_);
+    known = entries_.count(*key) > 0;
+  }
+  if (!known) {
+    std::lock_guard archive_lock(archive_mu_);
+    if (archive_) history = archive_->TermsOf(*key);
+  }
+  std::lock_guard lock(mu_);
+  auto [it, added] = entries_.try_emplace(*key);
+  Entry& entry = it->second;
+  if (added && history) entry.ledger.Restore(std::move(*history));
+  entry.deleted_at.reset();
   if (entry.ledger.Observe(now, &lease->spec)) entry.archive_dirty = true;
   entry.status = StatusOf(lease->spec, now);
   auto identity = lease->metadata.labels.find(std::string(coordination::kApiServerIdentityLabel));
@@ -245,7 +315,7 @@ void Board::ApplyLease(const std::string& type, const json& object) {
                                identity->second == "kube-apiserver";
   entry.lease = LeaseView{std::move(lease->spec), std::move(lease->metadata.resource_version),
                           server_identity};
-  Reschedule(*key, entry, now);
+  Reschedule(it->first, entry, now);
   Touch(entry);
 }
 
@@ -270,8 +340,11 @@ void Board::ApplyCandidate(const std::string& type, const json& object) {
 void Board::Tick() {
   const api::Timestamp now = options_.clock->wall_now();
   std::lock_guard lock(mu_);
+  // While the watch is down (or has not listed yet) renewals may be happening unseen: no term
+  // is judged expired then (states still follow the last known times).
+  const bool live = client_ == nullptr || (leases_synced_ && leases_ && leases_->active());
   while (!schedule_.empty() && schedule_.begin()->first <= now) {
-    const LeaseKey key = schedule_.begin()->second;
+    const LeaseKey key = *schedule_.begin()->second;
     schedule_.erase(schedule_.begin());
     auto it = entries_.find(key);
     if (it == entries_.end()) continue;
@@ -279,14 +352,14 @@ void Board::Tick() {
     entry.scheduled.reset();
     if (!entry.lease) continue;
     bool changed = false;
-    if (entry.ledger.Tick(now)) {
+    if (live && entry.ledger.Tick(now)) {
       entry.archive_dirty = true;
       changed = true;
     }
     LeaseStatus status = StatusOf(entry.lease->spec, now);
     if (status.state != entry.status.state) changed = true;
     entry.status = status;
-    Reschedule(key, entry, now);
+    Reschedule(it->first, entry, now);
     if (changed) Touch(entry);
   }
 }
@@ -461,7 +534,7 @@ json Board::Server() const {
                          {"state", LeaseStateName(controller->second.status.state)}};
   }
   out["watching"] = watching_ && leases_ && leases_->active();
-  if (archive_ || !options_.archive_path.empty()) {
+  if (!options_.archive_path.empty()) {
     out["history"] = {{"file", options_.archive_path}};
     if (!archive_error_.empty()) out["history"]["error"] = archive_error_;
   }
@@ -486,33 +559,45 @@ void Board::Forget(const LeaseKey& key) {
   }
 }
 
-void Board::Refresh() {
+void Board::Refresh(std::stop_token stop) {
   if (!client_) return;
+  WatchCandidates();
   json summary = json::object();
   auto text = [](std::string_view t) { return json(std::string(t)); };
   auto version = client_->Call("GET", "/version", nullptr, kCallTimeout);
-  if (version.ok() && version->is_object()) {
-    summary["version"] = version->value("gitVersion", "");
+  if (version.ok() && version->is_object() && version->contains("gitVersion") &&
+      (*version)["gitVersion"].is_string()) {
+    summary["version"] = (*version)["gitVersion"];
   }
+  if (stop.stop_requested()) return;
   auto metrics = client_->Call("GET", "/metrics", nullptr, kCallTimeout, "application/json", text);
   if (metrics.ok() && metrics->is_string()) {
     summary.update(SummarizeMetrics(metrics->get_ref<const std::string&>()));
   } else if (!metrics.ok()) {
     summary["metricsError"] = metrics.status().message();
   }
+  // The Events of the Leases in view that exist (a name from a page is never put in a path
+  // unless the board holds a Lease of that name).
   std::vector<LeaseKey> wanted;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, n] : interest_) wanted.push_back(key);
+    for (const auto& [key, n] : interest_) {
+      auto entry = entries_.find(key);
+      if (entry != entries_.end() && entry->second.lease) wanted.push_back(key);
+    }
   }
   std::map<LeaseKey, json> events;
   for (const LeaseKey& key : wanted) {
-    const std::string path = "/api/v1/namespaces/" + key.first +
+    if (stop.stop_requested()) return;
+    const std::string path = "/api/v1/namespaces/" + api::PercentEncode(key.first) +
                              "/events?fieldSelector=involvedObject.kind%3DLease%2C"
                              "involvedObject.name%3D" +
-                             key.second;
+                             api::PercentEncode(key.second);
     auto list = client_->Call("GET", path, nullptr, kCallTimeout);
-    if (!list.ok() || !list->contains("items")) continue;
+    if (!list.ok() || !list->is_object() || !list->contains("items") ||
+        !(*list)["items"].is_array()) {
+      continue;
+    }
     std::vector<api::Event> items;
     for (const json& item : (*list)["items"]) {
       auto e = api::EventFromJson(item);
@@ -524,8 +609,9 @@ void Board::Refresh() {
     std::sort(items.begin(), items.end(),
               [&](const api::Event& a, const api::Event& b) { return when(a) > when(b); });
     json shown = json::array();
-    for (size_t i = 0; i < items.size() && i < kEventsShown; ++i)
+    for (size_t i = 0; i < items.size() && i < kEventsShown; ++i) {
       shown.push_back(EventJson(items[i]));
+    }
     events[key] = std::move(shown);
   }
   std::lock_guard lock(mu_);
@@ -540,26 +626,55 @@ void Board::Refresh() {
   }
 }
 
-void Board::WriteArchive() {
-  std::vector<std::pair<LeaseKey, std::vector<Term>>> dirty;
+void Board::WriteArchive(bool all_open) {
+  // An open term's newest renewal is written now and then (and at Stop), so that a restarted
+  // board knows when it was last seen alive without rewriting every Lease at every renewal.
+  constexpr auto kRenewalsEvery = std::chrono::minutes(5);
+  struct Dirty {
+    LeaseKey key;
+    std::vector<Term> terms;
+    std::optional<api::Timestamp> deleted_at;
+  };
+  std::vector<Dirty> dirty;
   {
     std::lock_guard lock(mu_);
     for (auto& [key, entry] : entries_) {
+      const auto& terms = entry.ledger.terms();
+      const bool open = !terms.empty() && terms.back().end_kind == TermEnd::kCurrent;
+      if (open &&
+          (all_open || terms.back().last_renewal - entry.archived_renewal >= kRenewalsEvery)) {
+        entry.archive_dirty = true;
+      }
       if (!entry.archive_dirty) continue;
       entry.archive_dirty = false;
-      dirty.emplace_back(
-          key, std::vector<Term>(entry.ledger.terms().begin(), entry.ledger.terms().end()));
+      if (open) entry.archived_renewal = terms.back().last_renewal;
+      dirty.push_back({key, terms, entry.deleted_at});
     }
   }
-  std::lock_guard archive_lock(archive_mu_);
-  if (!archive_) return;
-  for (const auto& [key, terms] : dirty) archive_->Put(key, terms);
-  Status s = archive_->Flush(options_.clock->wall_now());
+  Status s = Status::Ok();
+  {
+    std::lock_guard archive_lock(archive_mu_);
+    if (archive_) {
+      for (const Dirty& d : dirty) archive_->Put(d.key, d.terms, d.deleted_at);
+      s = archive_->Flush(options_.clock->wall_now());
+    }
+  }
   std::lock_guard lock(mu_);
   if (!s.ok() && archive_error_ != s.message()) {
     Log(LogLevel::kWarning, "dashboard", "cannot write the term history", {{"error", s.message()}});
   }
   archive_error_ = s.ok() ? "" : s.message();
+  // A deleted Lease nobody looks at leaves memory once its history is written (the archive
+  // gives it back if the Lease comes again).
+  for (const Dirty& d : dirty) {
+    auto it = entries_.find(d.key);
+    if (it == entries_.end() || it->second.lease || interest_.count(d.key) ||
+        it->second.archive_dirty) {
+      continue;
+    }
+    if (it->second.scheduled) schedule_.erase({*it->second.scheduled, &it->first});
+    entries_.erase(it);
+  }
 }
 
 }  // namespace tenure::dashboard

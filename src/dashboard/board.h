@@ -9,9 +9,11 @@
 // change, so that a stream sends only what changed since its last message. A state that changes
 // with time alone (held -> expiring -> expired) is a change too: Tick finds it.
 //
-// Threads: the watches' handlers apply their events; a thread of the board's own ticks
-// (options.tick), refreshes the server summary and the Events of the Leases in view, and writes
-// the archive. Views may be read from any thread and never wait for the network. Thread-safe.
+// Threads: the watches' handlers apply their events; a ticker thread brings time-dependent
+// states up to date (options.tick) and writes the archive (every options.refresh); a refresher
+// thread reads the server summary and the Events of the Leases in view (every options.refresh,
+// and soon after a Lease comes into view), so that a slow server never holds back the states. Views
+// may be read from any thread and never wait for the network. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -67,7 +69,8 @@ class Board {
   // Without a cluster: the caller feeds objects (tests). The archive is opened all the same.
   static Result<std::unique_ptr<Board>> Detached(BoardOptions options);
   ~Board();
-  // Ends the watches and the board's thread, and writes the archive a last time.
+  // Ends the watches and the board's threads, writes the archive a last time and closes it (the
+  // views stay readable).
   void Stop();
 
   // One watch event of a Lease or LeaseCandidate ("ADDED", "MODIFIED", "DELETED", "SYNCED").
@@ -114,17 +117,27 @@ class Board {
     LeaseStatus status;
     uint64_t changed = 0;
     bool archive_dirty = false;
-    std::optional<api::Timestamp> scheduled;  // its place in schedule_
+    std::optional<api::Timestamp> scheduled;   // its place in schedule_
+    std::optional<api::Timestamp> deleted_at;  // the Lease was deleted then
+    api::Timestamp archived_renewal{};         // the open term's last renewal as last written
   };
   explicit Board(BoardOptions options);
   Status OpenArchive();
-  void StartThread();
-  void Run(std::stop_token stop);
+  void StartThreads();
+  // Ticks states and writes the archive (no network).
+  void RunTicker(std::stop_token stop);
+  // Reads the server summary and the Events in view (network calls, each up to 5 s).
+  void RunRefresher(std::stop_token stop);
+  // Watches the LeaseCandidates once discovery shows a served version.
+  void WatchCandidates();
   void Touch(Entry& entry);  // under mu_
-  // Puts the entry in schedule_ at its next change by time alone (under mu_).
+  // Puts the entry in schedule_ at its next change by time alone (under mu_). `key` is the
+  // entries_ map's own key: schedule_ points at it.
   void Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now);
-  void Refresh();       // the server summary and the Events in view (no lock held)
-  void WriteArchive();  // no lock held
+  void Refresh(std::stop_token stop);  // the server summary and the Events in view
+  // The changed histories (every open term's with `all_open`); then drops from memory the
+  // deleted Leases whose history is written and that nobody looks at. No lock held.
+  void WriteArchive(bool all_open);
   nlohmann::json RowOf(const LeaseKey& key, const Entry& entry) const;
   nlohmann::json CandidatesOf(const LeaseKey& key, const Entry& entry) const;
 
@@ -134,13 +147,15 @@ class Board {
 
   mutable std::mutex mu_;
   mutable std::condition_variable changed_cv_;
-  std::condition_variable_any wake_;  // the board's thread: a Lease came into view
+  std::condition_variable_any wake_;  // the refresher: a Lease came into view
   bool refresh_now_ = false;
   uint64_t version_ = 0;
   std::map<LeaseKey, Entry> entries_;
   // When each Lease's state changes by time alone (expiring, expired, its term ended): Tick
   // visits those that are due, not every Lease.
-  std::set<std::pair<api::Timestamp, LeaseKey>> schedule_;
+  // Keys point into entries_ (whose nodes do not move); an entry leaves schedule_ before it leaves
+  // entries_.
+  std::set<std::pair<api::Timestamp, const LeaseKey*>> schedule_;
   // LeaseCandidates by (namespace, leaseName), then by name.
   std::map<LeaseKey, std::map<std::string, api::LeaseCandidate>> candidates_;
   std::map<LeaseKey, int> interest_;
@@ -156,7 +171,8 @@ class Board {
   // The shared watches of every Lease and LeaseCandidate (no copy of their own: the board is it).
   std::unique_ptr<client::Subscription> leases_;
   std::unique_ptr<client::Subscription> lease_candidates_;
-  std::jthread thread_;
+  std::jthread ticker_;
+  std::jthread refresher_;
 };
 
 }  // namespace tenure::dashboard

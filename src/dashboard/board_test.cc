@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "api/time.h"
 #include "tenure/fake_clock.h"
 
@@ -118,6 +120,47 @@ TEST_F(BoardTest, ACandidateThatMovesToAnotherLeaseLeavesTheFirst) {
   EXPECT_EQ((*two)["decision"]["best"], "x");
   board_->ApplyCandidate("DELETED", candidate("two"));
   EXPECT_EQ(Row("ns", "two")["candidates"], 0);
+}
+
+// A deleted Lease leaves memory once its history is written; created again, it gets its history
+// back from the archive.
+TEST(BoardArchiveTest, ADeletedLeaseLeavesMemoryAndItsHistoryComesBackWithIt) {
+  char pattern[] = "/tmp/tenure-board-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  auto clock = std::make_shared<FakeClock>();
+  BoardOptions options;
+  options.clock = clock;
+  options.archive_path = dir + "/terms.jsonl";
+  auto now = [&] { return api::FormatMicroTime(clock->wall_now()); };
+  auto lease = [&](const std::string& holder) {
+    return json{{"metadata", {{"namespace", "ns"}, {"name", "l"}, {"resourceVersion", "1"}}},
+                {"spec",
+                 {{"holderIdentity", holder},
+                  {"leaseDurationSeconds", 15},
+                  {"acquireTime", now()},
+                  {"renewTime", now()}}}};
+  };
+  {
+    auto board = Board::Detached(options);
+    ASSERT_TRUE(board.ok());
+    (*board)->ApplyLease("ADDED", lease("a"));
+    clock->Advance(std::chrono::seconds(1));
+    (*board)->ApplyLease("DELETED", lease("a"));
+    (*board)->Stop();
+  }
+  auto board = Board::Detached(options);
+  ASSERT_TRUE(board.ok());
+  (*board)->ApplyLease("SYNCED", json::object());
+  EXPECT_FALSE((*board)->Lease({"ns", "l"})) << "a deleted Lease stays in memory";
+  clock->Advance(std::chrono::seconds(1));
+  (*board)->ApplyLease("ADDED", lease("b"));
+  auto view = (*board)->Lease({"ns", "l"});
+  ASSERT_TRUE(view);
+  ASSERT_EQ((*view)["terms"].size(), 2u) << view->dump();
+  EXPECT_EQ((*view)["terms"][0]["end"], "deleted");
+  EXPECT_EQ((*view)["terms"][1]["holder"], "b");
+  (*board)->Stop();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(BoardTest, ReplicasAreTheIdentityLeasesThatHaveNotExpired) {

@@ -5,8 +5,10 @@
 #include <condition_variable>
 #include <nlohmann/json.hpp>
 
+#include "api/validation.h"
 #include "dashboard/web_assets.h"
 #include "server/response_format.h"
+#include "tenure/log.h"
 
 namespace tenure::dashboard {
 
@@ -40,9 +42,14 @@ HttpResponse Page(int status, std::string_view content_type, std::string_view bo
   return r;
 }
 
+// Text from the cluster (an error body, say) need not be UTF-8: replaced, never thrown.
+std::string Dump(const json& document) {
+  return document.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 HttpResponse Json(const json& document) {
   HttpResponse r;
-  r.body = document.dump();
+  r.body = Dump(document);
   AddPageHeaders(r);
   return r;
 }
@@ -57,7 +64,7 @@ std::string SseMessage(std::string_view event, const json& data) {
   std::string out = "event: ";
   out += event;
   out += "\ndata: ";
-  out += data.dump();
+  out += Dump(data);
   out += "\n\n";
   return out;
 }
@@ -79,10 +86,18 @@ Result<OverviewFilter> FilterOf(const HttpRequest& request) {
   return filter;
 }
 
+// A Lease named by a page: a namespace and a name Kubernetes could hold (nothing else reaches
+// the board, nor a path of its requests).
 Result<LeaseKey> LeaseOf(const HttpRequest& request) {
   LeaseKey key{request.param("namespace"), request.param("name")};
   if (key.first.empty() || key.second.empty()) {
     return Status::BadRequest("namespace and name are both required");
+  }
+  if (auto errors = api::IsDNS1123Label(key.first); !errors.empty()) {
+    return Status::BadRequest("namespace \"" + key.first + "\": " + errors.front());
+  }
+  if (auto errors = api::IsDNS1123Subdomain(key.second); !errors.empty()) {
+    return Status::BadRequest("name \"" + key.second + "\": " + errors.front());
   }
   return key;
 }
@@ -124,6 +139,7 @@ void DashboardApp::Stop() {
   std::vector<std::shared_ptr<Stream>> streams;
   {
     std::lock_guard lock(mu_);
+    stopped_ = true;
     streams.swap(streams_);
   }
   for (auto& s : streams) {
@@ -201,6 +217,7 @@ void DashboardApp::HandleUnauthenticated(HttpRequest request, std::shared_ptr<Re
           body.replace(at, mark.size(), text);
       };
       fill("{{REFUSED}}", refused ? "refused" : "");
+      fill("{{TOKEN_LINKS}}", options_.token_in_address ? "on" : "");
       fill("{{HINT}}", options_.login_hint);
       // 200: a browser logs any other status of a page as an error; the page holds no data.
       return responder->Reply(Page(200, "text/html; charset=utf-8", body));
@@ -224,14 +241,19 @@ void DashboardApp::OpenStream(const HttpRequest& request, Responder& responder) 
     if (!filter.ok()) return responder.Reply(Error(filter.status()));
     stream->filter = *filter;
   }
+  // The place is taken (under the lock that counts them) before the stream starts.
   {
     std::lock_guard lock(mu_);
-    if (streams_.size() >= options_.max_streams) {
+    if (stopped_) {
+      return responder.Reply(Error(Status::Unavailable("the dashboard is stopping")));
+    }
+    if (streams_.size() + opening_ >= options_.max_streams) {
       HttpResponse r = Error(
           Status(Reason::kTooManyRequests, "the dashboard has as many streams open as it serves"));
       r.headers.emplace_back("retry-after", "5");
       return responder.Reply(std::move(r));
     }
+    ++opening_;
   }
   // A comment line when nothing else was sent for a while keeps proxies from closing the
   // connection.
@@ -245,8 +267,13 @@ void DashboardApp::OpenStream(const HttpRequest& request, Responder& responder) 
   stream->out = out;
   // The browser's EventSource reconnects after this many milliseconds.
   out->Write("retry: 1000\n\n", false);
-  if (stream->lease_view) board_->Watch(stream->lease);
   std::lock_guard lock(mu_);
+  --opening_;
+  if (stopped_) {
+    out->Close();
+    return;
+  }
+  if (stream->lease_view) board_->Watch(stream->lease);
   streams_.push_back(std::move(stream));
 }
 
@@ -304,7 +331,15 @@ void DashboardApp::Push(std::stop_token stop) {
     }
     std::vector<std::shared_ptr<Stream>> ended;
     for (auto& s : streams) {
-      if (!Update(*s, std::exchange(s->first, false))) ended.push_back(s);
+      bool open = true;
+      try {
+        open = Update(*s, std::exchange(s->first, false));
+      } catch (const std::exception& e) {
+        // A view that cannot be sent ends its stream (the page reconnects), not the server.
+        Log(LogLevel::kError, "dashboard", "a stream's update failed", {{"error", e.what()}});
+        open = false;
+      }
+      if (!open) ended.push_back(s);
     }
     if (!ended.empty()) {
       std::lock_guard lock(mu_);

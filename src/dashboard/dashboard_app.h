@@ -35,6 +35,10 @@ struct DashboardAppOptions {
   // What the login page asks for: a token of the API server, or the one `tenure dashboard`
   // printed.
   std::string login_hint = "a bearer token this server accepts";
+  // Whether the sign-in page takes a token from its address (?token=, as `tenure dashboard`
+  // prints it). Off where tokens are the API server's: a link must not sign anyone in as
+  // someone else.
+  bool token_in_address = false;
   std::chrono::milliseconds push_interval{250};
   std::chrono::seconds stream_lifetime{600};
   std::chrono::seconds keepalive{15};
@@ -67,6 +71,8 @@ class DashboardApp final : public server::WebApp {
   DashboardAppOptions options_;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<Stream>> streams_;
+  size_t opening_ = 0;  // streams counted against max_streams that are still starting
+  bool stopped_ = false;
   std::jthread pusher_;
 };
 

@@ -111,6 +111,8 @@ TEST_F(DashboardAppTest, WithoutCredentialsOnlyTheLoginPageIsServed) {
   EXPECT_NE(page.body.find("Sign in"), std::string::npos);
   EXPECT_EQ(page.body.find("assets/app.js"), std::string::npos);
   EXPECT_NE(page.body.find(R"(data-refused="")"), std::string::npos);
+  // tenure serve's tokens are the API server's: a link cannot sign anyone in.
+  EXPECT_NE(page.body.find(R"(data-token-links="")"), std::string::npos);
   EXPECT_NE(page.headers["content-security-policy"].find("script-src 'self'"), std::string::npos);
   EXPECT_EQ(Send("GET", "/dashboard").status, 302);
   EXPECT_EQ(Send("GET", "/dashboard/assets/login.js").status, 200);
@@ -167,6 +169,14 @@ TEST_F(DashboardAppTest, BadRequestsGetAStatusThatSaysWhy) {
   EXPECT_EQ(Send("GET", "/dashboard/api/lease?namespace=default&name=nothing", Admin()).status,
             404);
   EXPECT_EQ(Send("GET", "/dashboard/api/stream?view=chart", Admin()).status, 400);
+  // Only names Kubernetes could hold: nothing else reaches the board or its requests' paths.
+  auto path =
+      Send("GET", "/dashboard/api/stream?view=lease&namespace=kube-system%2Fservices%2Fx&name=y",
+           Admin());
+  EXPECT_EQ(path.status, 400);
+  EXPECT_NE(json::parse(path.body)["message"].get<std::string>().find("namespace"),
+            std::string::npos);
+  EXPECT_EQ(Send("GET", "/dashboard/api/lease?namespace=default&name=a%3Fb", Admin()).status, 400);
   EXPECT_EQ(Send("GET", "/dashboard/nowhere", Admin()).status, 404);
   EXPECT_EQ(Send("GET", "/dashboard/assets/none.js", Admin()).status, 404);
   EXPECT_EQ(Send("POST", "/dashboard/api/overview", Admin(), "{}").status, 405);

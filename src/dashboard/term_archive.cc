@@ -2,6 +2,7 @@
 #include "dashboard/term_archive.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,14 +43,54 @@ api::Timestamp LastChange(const std::vector<Term>& terms) {
 TermArchive::TermArchive(std::string path, TermArchiveOptions options)
     : path_(std::move(path)), options_(options) {}
 
-TermArchive::~TermArchive() = default;
+TermArchive::~TermArchive() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
 
 Result<std::unique_ptr<TermArchive>> TermArchive::Open(std::string path,
                                                        TermArchiveOptions options) {
   std::unique_ptr<TermArchive> archive(new TermArchive(std::move(path), options));
+  const std::string lock = archive->path_ + ".lock";
+  archive->lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (archive->lock_fd_ < 0) {
+    return Status::Internal("cannot open " + lock + ": " + std::strerror(errno));
+  }
+  if (::flock(archive->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status(Reason::kConflict, "another dashboard keeps its history in " + archive->path_);
+  }
   if (Status s = archive->Read(); !s.ok()) return s;
   if (Status s = archive->Rewrite(); !s.ok()) return s;
   return archive;
+}
+
+Result<std::pair<LeaseKey, std::vector<Term>>> TermArchive::ParseLine(const std::string& line,
+                                                                      Record* record) {
+  json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!in.is_object() || !in.contains("namespace") || !in.contains("name") ||
+      !in["namespace"].is_string() || !in["name"].is_string() || !in.contains("terms") ||
+      !in["terms"].is_array()) {
+    return Status::BadRequest("not a record");
+  }
+  std::vector<Term> terms;
+  for (const json& t : in["terms"]) {
+    auto term = TermFromJson(t);
+    if (!term.ok()) return term.status();
+    terms.push_back(std::move(*term));
+  }
+  std::optional<api::Timestamp> deleted_at;
+  if (auto d = in.find("deletedAt"); d != in.end()) {
+    if (!d->is_string() || !api::ParseTime(d->get<std::string>())) {
+      return Status::BadRequest("bad deletedAt");
+    }
+    deleted_at = api::ParseTime(d->get<std::string>());
+  }
+  if (record != nullptr) {
+    record->line = line;
+    record->deleted = deleted_at.has_value();
+    record->last_change = deleted_at.value_or(LastChange(terms));
+  }
+  return std::make_pair(LeaseKey{in["namespace"].get<std::string>(), in["name"].get<std::string>()},
+                        std::move(terms));
 }
 
 Status TermArchive::Read() {
@@ -60,48 +101,39 @@ Status TermArchive::Read() {
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!record.is_object() || !record.contains("namespace") || !record.contains("name") ||
-        !record["namespace"].is_string() || !record["name"].is_string() ||
-        !record.contains("terms") || !record["terms"].is_array()) {
+    Record record;
+    auto parsed = ParseLine(line, &record);
+    if (!parsed.ok()) {
       ++skipped_lines_;
       continue;
     }
-    std::vector<Term> terms;
-    bool good = true;
-    for (const json& t : record["terms"]) {
-      auto term = TermFromJson(t);
-      if (!term.ok()) {
-        good = false;
-        break;
-      }
-      terms.push_back(std::move(*term));
-    }
-    if (!good) {
-      ++skipped_lines_;
-      continue;
-    }
-    LeaseKey key{record["namespace"].get<std::string>(), record["name"].get<std::string>()};
-    Record& r = records_[key];
-    r.line = line;
-    r.last_change = LastChange(terms);
-    r.deleted = !terms.empty() && terms.back().end_kind == TermEnd::kDeleted;
-    loaded_[key] = std::move(terms);
+    records_[parsed->first] = std::move(record);
+    loaded_[parsed->first] = std::move(parsed->second);
   }
   return Status::Ok();
 }
 
-void TermArchive::Put(const LeaseKey& key, const std::vector<Term>& terms) {
+std::optional<std::vector<Term>> TermArchive::TermsOf(const LeaseKey& key) const {
+  auto it = records_.find(key);
+  if (it == records_.end()) return std::nullopt;
+  auto parsed = ParseLine(it->second.line, nullptr);
+  if (!parsed.ok()) return std::nullopt;
+  return std::move(parsed->second);
+}
+
+void TermArchive::Put(const LeaseKey& key, const std::vector<Term>& terms,
+                      std::optional<api::Timestamp> deleted_at) {
   json record = {{"namespace", key.first}, {"name", key.second}, {"terms", json::array()}};
   const size_t first =
       terms.size() > TermLedger::kMaxTerms ? terms.size() - TermLedger::kMaxTerms : 0;
   for (size_t i = first; i < terms.size(); ++i) record["terms"].push_back(TermToJson(terms[i]));
+  if (deleted_at) record["deletedAt"] = api::FormatMicroTime(*deleted_at);
   Record& r = records_[key];
   if (!r.line.empty()) live_bytes_ -= r.line.size() + 1;
-  r.line = record.dump();
+  r.line = record.dump(-1, ' ', false, json::error_handler_t::replace);
   live_bytes_ += r.line.size() + 1;
-  r.last_change = LastChange(terms);
-  r.deleted = !terms.empty() && terms.back().end_kind == TermEnd::kDeleted;
+  r.deleted = deleted_at.has_value();
+  r.last_change = deleted_at.value_or(LastChange(terms));
   pending_.push_back(key);
 }
 
@@ -128,7 +160,9 @@ void TermArchive::ApplyBounds(api::Timestamp now) {
 Status TermArchive::Flush(api::Timestamp now) {
   const size_t before = records_.size();
   ApplyBounds(now);
-  if (records_.size() != before || file_bytes_ > 2 * live_bytes_ + 4096) return Rewrite();
+  if (rewrite_ || records_.size() != before || file_bytes_ > 2 * live_bytes_ + 4096) {
+    return Rewrite();
+  }
   if (pending_.empty()) return Status::Ok();
   std::string out;
   std::set<LeaseKey> written;
@@ -138,12 +172,16 @@ Status TermArchive::Flush(api::Timestamp now) {
     out += it->second.line;
     out += '\n';
   }
-  pending_.clear();
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::Internal("cannot open " + path_ + ": " + std::strerror(errno));
-  Status s = WriteAll(fd, out, path_);
-  ::close(fd);
-  if (!s.ok()) return s;
+  Status s = fd < 0 ? Status::Internal("cannot open " + path_ + ": " + std::strerror(errno))
+                    : WriteAll(fd, out, path_);
+  if (fd >= 0) ::close(fd);
+  if (!s.ok()) {
+    // A part of the lines may be in the file: the next Flush writes the file whole.
+    rewrite_ = true;
+    return s;
+  }
+  pending_.clear();
   file_bytes_ += out.size();
   if (file_bytes_ > 2 * live_bytes_ + 4096) return Rewrite();
   return Status::Ok();
@@ -173,6 +211,7 @@ Status TermArchive::Rewrite() {
     return s;
   }
   pending_.clear();
+  rewrite_ = false;
   file_bytes_ = out.size();
   return Status::Ok();
 }

@@ -4,14 +4,16 @@
 // file, then renamed) when it opens and whenever it grows past twice what they hold.
 //
 // Bounded: at most TermLedger::kMaxTerms terms per Lease, and at most max_leases Leases; past
-// that, the Leases whose last term ended longest ago are forgotten first. A Lease that was
-// deleted is forgotten forget_deleted_after its deletion. Not thread-safe.
+// that, the Leases whose history changed longest ago are forgotten first. A Lease that was
+// deleted is forgotten forget_deleted_after its deletion. One archive per file: a second one
+// opening it (another dashboard) is refused (a lock on "<path>.lock"). Not thread-safe.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,12 +39,15 @@ class TermArchive {
                                                    TermArchiveOptions options = {});
   ~TermArchive();
 
-  // The terms of each Lease as the file held them.
-  const std::map<LeaseKey, std::vector<Term>>& loaded() const { return loaded_; }
+  // The terms of each Lease as the file held them (once: the archive keeps only their lines).
+  std::map<LeaseKey, std::vector<Term>> TakeLoaded() { return std::move(loaded_); }
   size_t skipped_lines() const { return skipped_lines_; }
+  // The terms recorded for a Lease, or none.
+  std::optional<std::vector<Term>> TermsOf(const LeaseKey& key) const;
 
-  // Records the terms of a Lease, written by the next Flush.
-  void Put(const LeaseKey& key, const std::vector<Term>& terms);
+  // Records the terms of a Lease (and when it was deleted, if it was), written by the next Flush.
+  void Put(const LeaseKey& key, const std::vector<Term>& terms,
+           std::optional<api::Timestamp> deleted_at = std::nullopt);
   // Appends what was Put since the last Flush, applies the bounds at `now`, and rewrites the
   // file when it holds more than twice the newest lines.
   Status Flush(api::Timestamp now);
@@ -55,6 +60,9 @@ class TermArchive {
     api::Timestamp last_change{};
     bool deleted = false;
   };
+  // The record of one line; BadRequest when it is not one.
+  static Result<std::pair<LeaseKey, std::vector<Term>>> ParseLine(const std::string& line,
+                                                                  Record* record);
   TermArchive(std::string path, TermArchiveOptions options);
   Status Read();
   Status Rewrite();
@@ -65,6 +73,8 @@ class TermArchive {
   std::map<LeaseKey, std::vector<Term>> loaded_;
   std::map<LeaseKey, Record> records_;
   std::vector<LeaseKey> pending_;
+  bool rewrite_ = false;  // an append failed: the next Flush rewrites the whole file
+  int lock_fd_ = -1;
   size_t skipped_lines_ = 0;
   uint64_t file_bytes_ = 0;
   uint64_t live_bytes_ = 0;

@@ -55,7 +55,7 @@ TEST_F(TermArchiveTest, AReopenedArchiveHoldsTheNewestTermsOfEachLease) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   auto archive = TermArchive::Open(path_);
   ASSERT_TRUE(archive.ok());
-  const auto& loaded = (*archive)->loaded();
+  const auto loaded = (*archive)->TakeLoaded();
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_EQ(loaded.at({"ns", "a"}), Terms("a", 3, TermEnd::kExpired));
   EXPECT_EQ(loaded.at({"ns", "b"}), Terms("b", 2, TermEnd::kCurrent));
@@ -73,9 +73,10 @@ TEST_F(TermArchiveTest, TheFileIsRewrittenWhenItHoldsTwiceWhatIsLive) {
   const uintmax_t one_line = fs::file_size(path_);
   EXPECT_LT(largest, 3 * 2000 + 4096) << "the file kept growing";
   EXPECT_LT(one_line, 2 * 2000 + 4096);
+  archive->reset();
   auto again = TermArchive::Open(path_);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ((*again)->loaded().size(), 1u);
+  EXPECT_EQ((*again)->TakeLoaded().size(), 1u);
 }
 
 TEST_F(TermArchiveTest, BoundsForgetTheOldestLeasesAndLongDeletedOnes) {
@@ -89,19 +90,23 @@ TEST_F(TermArchiveTest, BoundsForgetTheOldestLeasesAndLongDeletedOnes) {
     terms[0].end = kT0 + std::chrono::minutes(i);
     (*archive)->Put({"ns", "l" + std::to_string(i)}, terms);
   }
-  auto deleted = Terms("d", 1, TermEnd::kDeleted);
-  deleted[0].end = kT0 + std::chrono::minutes(10);
-  (*archive)->Put({"ns", "gone"}, deleted);
+  // Released first, then deleted: the deletion is what counts.
+  auto deleted = Terms("d", 1, TermEnd::kReleased);
+  (*archive)->Put({"ns", "gone"}, deleted, kT0 + std::chrono::minutes(10));
   ASSERT_TRUE((*archive)->Flush(kT0 + std::chrono::minutes(20)).ok());
+  archive->reset();
   auto reread = TermArchive::Open(path_, options);
   ASSERT_TRUE(reread.ok());
   std::vector<std::string> names;
-  for (const auto& [key, terms] : (*reread)->loaded()) names.push_back(key.second);
+  for (const auto& [key, terms] : (*reread)->TakeLoaded()) names.push_back(key.second);
   EXPECT_EQ(names, (std::vector<std::string>{"gone", "l3", "l4"}));
+  EXPECT_TRUE((*reread)->TermsOf({"ns", "gone"}));
   ASSERT_TRUE((*reread)->Flush(kT0 + std::chrono::hours(2)).ok());
+  EXPECT_FALSE((*reread)->TermsOf({"ns", "gone"}));
+  reread->reset();
   auto later = TermArchive::Open(path_, options);
   ASSERT_TRUE(later.ok());
-  EXPECT_EQ((*later)->loaded().count({"ns", "gone"}), 0u);
+  EXPECT_EQ((*later)->TakeLoaded().count({"ns", "gone"}), 0u);
 }
 
 TEST_F(TermArchiveTest, LinesThatDoNotParseAreSkippedAndCounted) {
@@ -122,7 +127,18 @@ TEST_F(TermArchiveTest, LinesThatDoNotParseAreSkippedAndCounted) {
   auto archive = TermArchive::Open(path_);
   ASSERT_TRUE(archive.ok());
   EXPECT_EQ((*archive)->skipped_lines(), 3u);
-  EXPECT_EQ((*archive)->loaded().size(), 1u);
+  EXPECT_EQ((*archive)->TakeLoaded().size(), 1u);
+}
+
+TEST_F(TermArchiveTest, OneArchivePerFile) {
+  auto first = TermArchive::Open(path_);
+  ASSERT_TRUE(first.ok());
+  auto second = TermArchive::Open(path_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().reason(), Reason::kConflict);
+  EXPECT_NE(second.status().message().find("another dashboard"), std::string::npos);
+  first->reset();
+  EXPECT_TRUE(TermArchive::Open(path_).ok());
 }
 
 TEST_F(TermArchiveTest, AFolderThatCannotBeWrittenIsAnError) {

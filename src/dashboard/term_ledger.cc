@@ -64,12 +64,22 @@ Result<Term> TermFromJson(const json& in) {
   for (Status s : {time("start", term.start), time("lastRenewal", term.last_renewal)}) {
     if (!s.ok()) return s;
   }
+  // Optional members: absent is the default, present with another type refuses the term (a
+  // wrong type must not throw out of reading the archive).
+  auto wrong = [&](const char* key, bool (json::*is)() const noexcept) {
+    auto it = in.find(key);
+    return it != in.end() && !((*it).*is)();
+  };
+  for (const char* key : {"renewals", "leaseDurationSeconds", "transitions", "handoverMs"}) {
+    if (wrong(key, &json::is_number_integer)) return Status::BadRequest(std::string("bad ") + key);
+  }
+  if (wrong("startEstimated", &json::is_boolean) || wrong("end", &json::is_string)) {
+    return Status::BadRequest("bad startEstimated or end");
+  }
   term.start_estimated = in.value("startEstimated", false);
   term.renewals = in.value("renewals", int64_t{0});
   term.lease_duration_seconds = in.value("leaseDurationSeconds", 0);
-  if (auto t = in.find("transitions"); t != in.end() && t->is_number_integer()) {
-    term.transitions = t->get<int32_t>();
-  }
+  if (auto t = in.find("transitions"); t != in.end()) term.transitions = t->get<int32_t>();
   const std::string end = in.value("end", "current");
   bool known = false;
   for (const auto& [kind, name] : kEndNames) {
@@ -81,9 +91,8 @@ Result<Term> TermFromJson(const json& in) {
     if (Status s = time("endTime", at); !s.ok()) return s;
     term.end = at;
   }
-  if (auto h = in.find("handoverMs"); h != in.end() && h->is_number_integer()) {
+  if (auto h = in.find("handoverMs"); h != in.end())
     term.handover = milliseconds(h->get<int64_t>());
-  }
   return term;
 }
 
@@ -113,7 +122,7 @@ void TermLedger::Start(api::Timestamp now, const api::LeaseSpec& spec) {
     term.start = *spec.renew_time;
   } else {
     term.start = now;
-    term.start_estimated = !spec.acquire_time;
+    term.start_estimated = true;
   }
   term.last_renewal = spec.renew_time.value_or(term.start);
   if (previous != nullptr) {
@@ -126,6 +135,9 @@ void TermLedger::Start(api::Timestamp now, const api::LeaseSpec& spec) {
   }
   terms_.push_back(std::move(term));
   if (terms_.size() > kMaxTerms) terms_.erase(terms_.begin(), terms_.end() - kMaxTerms);
+  // The cadence is the current term's.
+  intervals_kept_ = 0;
+  oldest_ = 0;
 }
 
 bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
@@ -133,16 +145,38 @@ bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
   Term* current = open();
   if (spec == nullptr) {
     if (current == nullptr) return false;
-    End(*current, TermEnd::kDeleted, now);
+    // A restored term whose Lease is gone ended while nobody watched (when, is not known).
+    if (restored) {
+      End(*current, TermEnd::kUnobserved, std::min(now, ExpiryOf(*current)));
+    } else {
+      End(*current, TermEnd::kDeleted, now);
+    }
     return true;
   }
   const std::string holder = spec->holder_identity.value_or("");
-  if (current != nullptr && restored &&
-      (current->holder != holder || (spec->acquire_time && *spec->acquire_time != current->start &&
-                                     !current->start_estimated))) {
+  // The same holder under the same acquireTime: the term the ledger holds.
+  auto same_term = [&](const Term& term) {
+    return term.holder == holder &&
+           (!spec->acquire_time || term.start_estimated || *spec->acquire_time == term.start);
+  };
+  if (current != nullptr && restored && !same_term(*current)) {
     // The archive's current term is not the Lease's: it ended while nobody watched.
     End(*current, TermEnd::kUnobserved, std::min(now, ExpiryOf(*current)));
     current = nullptr;
+  }
+  if (current == nullptr && !terms_.empty() && terms_.back().end_kind == TermEnd::kExpired &&
+      same_term(terms_.back()) && spec->renew_time &&
+      *spec->renew_time <= ExpiryOf(terms_.back())) {
+    // It was renewed in time after all (the watch was late, or this clock ahead): the term goes on.
+    terms_.back().end_kind = TermEnd::kCurrent;
+    terms_.back().end.reset();
+    current = &terms_.back();
+  }
+  if (current != nullptr && restored && same_term(*current)) {
+    // Continued from the archive, whose last renewal may be old: no lapse, no interval.
+    if (spec->renew_time && *spec->renew_time > current->last_renewal) {
+      current->last_renewal = *spec->renew_time;
+    }
   }
   if (current != nullptr && spec->renew_time && *spec->renew_time > ExpiryOf(*current) &&
       current->holder == holder) {
@@ -179,7 +213,11 @@ bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
     return false;
   }
   if (current != nullptr) {
-    const api::Timestamp next_start = spec->acquire_time.value_or(now);
+    // The next holder's acquireTime, unless its clock puts it before the current holder's last
+    // renewal: then when it was seen.
+    const api::Timestamp next_start =
+        spec->acquire_time && *spec->acquire_time >= current->last_renewal ? *spec->acquire_time
+                                                                           : now;
     if (ExpiryOf(*current) <= next_start) {
       End(*current, TermEnd::kExpired, ExpiryOf(*current));
     } else {

@@ -8,6 +8,7 @@
 namespace tenure::dashboard {
 namespace {
 
+using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -154,6 +155,68 @@ TEST(TermLedgerTest, ARestoredTermContinuesOnlyWhenTheLeaseStillShowsIt) {
   EXPECT_FALSE(other.terms()[1].handover);
 }
 
+// The archive keeps the last renewal it was written with, which may be long ago: the term the
+// Lease still shows goes on, it did not lapse.
+TEST(TermLedgerTest, ARestoredTermIsNotSplitByItsOldLastRenewal) {
+  TermLedger first;
+  auto a = Spec("a", 0, 0);
+  first.Observe(At(0), &a);
+  TermLedger later;
+  later.Restore(std::vector<Term>(first.terms().begin(), first.terms().end()));
+  auto renewed = Spec("a", 0, 1800);
+  EXPECT_FALSE(later.Observe(At(1800), &renewed));
+  ASSERT_EQ(later.terms().size(), 1u);
+  EXPECT_EQ(later.terms()[0].end_kind, TermEnd::kCurrent);
+  EXPECT_EQ(later.terms()[0].last_renewal, At(1800));
+  EXPECT_TRUE(later.renewals().empty());
+}
+
+TEST(TermLedgerTest, ALeaseGoneWhileNobodyWatchedEndsItsRestoredTermUnobserved) {
+  TermLedger first;
+  auto a = Spec("a", 0, 0);
+  first.Observe(At(0), &a);
+  TermLedger later;
+  later.Restore(std::vector<Term>(first.terms().begin(), first.terms().end()));
+  EXPECT_TRUE(later.Observe(At(500), nullptr));
+  EXPECT_EQ(later.terms()[0].end_kind, TermEnd::kUnobserved);
+  EXPECT_EQ(later.terms()[0].end, At(15));
+}
+
+// Tick judged by this clock; a renewal written before the expiry and seen late takes it back.
+TEST(TermLedgerTest, AnExpiryTheHoldersRenewalProvesWrongIsTakenBack) {
+  TermLedger ledger;
+  auto a = Spec("a", 0, 0);
+  ledger.Observe(At(0), &a);
+  EXPECT_TRUE(ledger.Tick(At(15.2)));
+  auto renewed = Spec("a", 0, 14.9);
+  EXPECT_FALSE(ledger.Observe(At(15.3), &renewed));
+  ASSERT_EQ(ledger.terms().size(), 1u);
+  EXPECT_EQ(ledger.terms()[0].end_kind, TermEnd::kCurrent);
+  EXPECT_FALSE(ledger.terms()[0].end);
+}
+
+TEST(TermLedgerTest, TheCadenceIsTheCurrentTermsAndAStartIsNeverBeforeThePreviousEnd) {
+  TermLedger ledger;
+  auto a = Spec("a", 0, 0);
+  ledger.Observe(At(0), &a);
+  a.renew_time = At(2);
+  ledger.Observe(At(2), &a);
+  EXPECT_EQ(ledger.renewals().size(), 1u);
+  // b's acquireTime is before a's release (b's clock is behind): its start is its renewTime.
+  auto released = Spec("", 0, 3, 1);
+  ledger.Observe(At(3), &released);
+  auto b = Spec("b", 2.5, 4);
+  ledger.Observe(At(4), &b);
+  EXPECT_TRUE(ledger.renewals().empty());
+  EXPECT_EQ(ledger.terms().back().start, At(4));
+  EXPECT_EQ(ledger.terms().back().handover, milliseconds(1000));
+  // Neither time usable: when it was seen, marked as an estimate.
+  auto c = Spec("c", 1, std::nullopt);
+  ledger.Observe(At(5), &c);
+  EXPECT_EQ(ledger.terms().back().start, At(5));
+  EXPECT_TRUE(ledger.terms().back().start_estimated);
+}
+
 TEST(TermLedgerTest, KeepsTheNewestTermsAndRenewalsOnly) {
   TermLedger ledger;
   for (int i = 0; i < 60; ++i) {
@@ -196,13 +259,20 @@ TEST(TermLedgerTest, TermsRoundTripThroughJsonAndBadOnesAreRefused) {
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(*back, term);
   }
-  nlohmann::json bad = TermToJson(ledger.terms()[0]);
+  json bad = TermToJson(ledger.terms()[0]);
   bad["end"] = "vanished";
   EXPECT_FALSE(TermFromJson(bad).ok());
   EXPECT_FALSE(TermFromJson(nlohmann::json::array()).ok());
   bad = TermToJson(ledger.terms()[0]);
   bad["start"] = "yesterday";
   EXPECT_FALSE(TermFromJson(bad).ok());
+  // A member of another type is refused, not thrown.
+  for (const char* key : {"renewals", "leaseDurationSeconds", "transitions", "handoverMs",
+                          "startEstimated", "end", "holder", "endTime"}) {
+    bad = TermToJson(ledger.terms()[0]);
+    bad[key] = json::array({1});
+    EXPECT_FALSE(TermFromJson(bad).ok()) << key;
+  }
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ std::vector<BootstrapObject> BootstrapPolicy() {
       ClusterRole(std::string(kDashboardReaderUser),
                   json::array({Rule({"coordination.k8s.io"}, {"leases", "leasecandidates"},
                                     {"get", "list", "watch"}),
-                               Rule({""}, {"events", "namespaces"}, {"get", "list", "watch"}),
+                               Rule({""}, {"events"}, {"get", "list", "watch"}),
                                UrlRule({"/metrics", "/version"}, {"get"})})),
       ClusterRoleBinding(std::string(kDashboardReaderUser), {std::string(kDashboardReaderUser)},
                          "User"),

@@ -32,8 +32,8 @@ inline constexpr std::string_view kCoordinationControllerUser =
     "system:tenure:coordination-controller";
 
 // The user the dashboard of `tenure serve` reads the API as (its own ClusterRole and binding of
-// that name): Leases, LeaseCandidates, Events and Namespaces to read and watch, and GET /metrics
-// and /version.
+// that name): Leases, LeaseCandidates and Events to read and watch, and GET /metrics and
+// /version.
 inline constexpr std::string_view kDashboardReaderUser = "system:tenure:dashboard";
 // The user `tenure serve` keeps its API server identity Lease as (kube-system/apiserver-<id>,
 // coordination/server_identity.h), and its ClusterRole and binding: Leases to get, list, create,

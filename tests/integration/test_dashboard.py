@@ -164,7 +164,8 @@ class DashboardTest(CandidateGroup, unittest.TestCase):
 
     def test_the_live_dashboard(self) -> None:
         b = self.browser
-        b.call("open", url=self.base + "?token=" + urllib.parse.quote(self.server.token))
+        b.call("open", url=self.base)
+        self.fill_and_submit(self.server.token)
         b.wait_for("#connection", "live")
         b.wait_for("#server [data-key=store] dd", "sqlite")
 
@@ -251,6 +252,10 @@ class DashboardTest(CandidateGroup, unittest.TestCase):
         b.wait_for("#connection", "live", timeout=20)
         b.wait_for(f'#terms tr[data-holder="{first.identity}"][data-end="released"]')
         b.wait_for(f'#terms tr[data-holder="{second_id}"][data-end="expired"]')
+        # The term that went on through the restart is one term, still current (not an expiry
+        # and a new term).
+        b.wait_for(f'#terms tr[data-holder="{third_id}"][data-end="current"]')
+        self.assertEqual(len(b.call("texts", selector=f'#terms tr[data-holder="{third_id}"]')["texts"]), 1)
         later = self.errors()[before:]
         # While the server was down the browser logged each refused connection (the stream's
         # reconnections, the page's check of its sign-in); nothing else.
@@ -272,8 +277,13 @@ class DashboardTest(CandidateGroup, unittest.TestCase):
         stranger = anonymous.get("/dashboard/api/overview", headers={"Authorization": "Bearer stranger-token"})
         self.assertEqual(stranger.status, 403, stranger.describe())
 
-        # The sign-in page: a wrong token is refused and said so, the right one opens the page.
+        # A link carrying a token does not sign anyone in (tenure serve's tokens are the API
+        # server's); the token leaves the address.
         b = self.browser
+        opened = b.call("open", url=self.base + "?token=" + urllib.parse.quote(self.server.token))
+        b.wait_for("#login")
+        self.assertNotIn("token=", b.call("location")["href"], opened)
+        # The sign-in page: a wrong token is refused and said so, the right one opens the page.
         b.call("open", url=self.base)
         b.wait_for("#login")
         self.fill_and_submit("not-the-token")

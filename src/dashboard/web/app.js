@@ -91,12 +91,15 @@
   // ---- the live stream ----------------------------------------------------------------------
   let source = null;
   let disconnectedTimer = null;
+  let reopenTimer = null;
+  let reopenDelay = 1000;
   function setConnection(state, text) {
     connection.className = "connection " + state;
     connection.textContent = text;
   }
   function openStream(params, handlers) {
     if (source) source.close();
+    clearTimeout(reopenTimer);
     const query = new URLSearchParams(params).toString();
     source = new EventSource("api/stream?" + query);
     const mine = source;
@@ -104,10 +107,18 @@
       if (mine !== source) return;
       clearTimeout(disconnectedTimer);
       disconnectedTimer = null;
+      reopenDelay = 1000;
       setConnection("live", "live");
     };
     source.onerror = () => {
       if (mine !== source) return;
+      // The browser gives up on a stream answered with an error (the server restarting, a
+      // limit, a role withdrawn): open it again, waiting longer each time up to 10 s.
+      if (mine.readyState === EventSource.CLOSED) {
+        clearTimeout(reopenTimer);
+        reopenTimer = setTimeout(() => { if (mine === source) openStream(params, handlers); }, reopenDelay);
+        reopenDelay = Math.min(reopenDelay * 2, 10000);
+      }
       // A stream that ends on schedule reconnects at once: say so only when it stays down.
       if (disconnectedTimer === null) {
         disconnectedTimer = setTimeout(() => {

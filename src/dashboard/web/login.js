@@ -1,6 +1,6 @@
 // The dashboard's sign-in: the token goes into a cookie for the dashboard's path (a page load
-// cannot carry an Authorization header); a token in the address (?token=, as `tenure dashboard`
-// prints it) is taken the same way and removed from the address.
+// cannot carry an Authorization header). Under `tenure dashboard` a token in the address
+// (?token=, as it prints it) is taken the same way; it is removed from the address.
 "use strict";
 (function () {
   const cookieName = "tenure-dashboard-token";
@@ -13,8 +13,13 @@
   }
   const params = new URLSearchParams(location.search);
   if (params.has("token")) {
-    signIn(params.get("token"));
-    return;
+    // Only where the address is how the token is handed out (`tenure dashboard`): elsewhere a
+    // link could sign a visitor in as someone else. The token leaves the address either way.
+    if (document.body.dataset.tokenLinks === "on") {
+      signIn(params.get("token"));
+      return;
+    }
+    history.replaceState(null, "", base + "/" + location.hash);
   }
   if (document.body.dataset.refused === "refused") {
     document.getElementById("refused").hidden = false;

@@ -7,6 +7,7 @@
 //        took: {"ok":true,"elapsedMs":N,"text":...}
 //   {"op":"texts","selector":S}                the texts of every match
 //   {"op":"fill","selector":S,"text":T}       types T into the field S
+//   {"op":"location"}                          the page's address now
 //   {"op":"press","key":K} / {"op":"focused"}  keyboard, and what has the focus
 //   {"op":"screenshot","path":P,"width":W,"height":H,"colorScheme":"light"|"dark"}
 //   {"op":"errors"}                            console errors and failed page requests so far
@@ -62,6 +63,9 @@ const ops = {
   waitFor,
   async texts(cmd) {
     return { texts: await page.$$eval(cmd.selector, (nodes) => nodes.map((n) => n.textContent)) };
+  },
+  async location() {
+    return { href: await page.evaluate(() => location.href) };
   },
   async fill(cmd) {
     await page.fill(cmd.selector, cmd.text);
