@@ -41,10 +41,10 @@ test-tsan: tsan-build
 
 tsan-build: bootstrap
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENURE_SANITIZE=thread > /dev/null
-	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test election_test coordination_test library_server_test
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target store_test server_test election_test coordination_test dashboard_test library_server_test
 
 # Two lanes, each test's output printed whole when it ends: store_test (mostly waiting on etcd)
-# takes as long alone as the four others together.
+# takes as long alone as the five others together.
 # gRPC and protobuf come from Debian without ThreadSanitizer: their own synchronization is
 # invisible to it, so what they copy through its interceptors (memcpy of a request being sent)
 # is not judged; checking it also made each such access slower as the run went on.
@@ -56,6 +56,7 @@ tsan-others:
 	$(TSAN_ENV) $(TSAN_BUILD)/src/server/server_test
 	$(TSAN_ENV) $(TSAN_BUILD)/src/election/election_test
 	$(TSAN_ENV) $(TSAN_BUILD)/src/coordination/coordination_test
+	$(TSAN_ENV) $(TSAN_BUILD)/src/dashboard/dashboard_test
 	$(TSAN_ENV) $(TSAN_BUILD)/tests/cpp/library_server_test
 
 # Every fuzz target for FUZZ_TEST_SECONDS from its seed corpus (clang, ASan + UBSan).
