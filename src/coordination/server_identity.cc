@@ -96,8 +96,6 @@ ServerIdentity::~ServerIdentity() { Stop(); }
 Result<std::unique_ptr<ServerIdentity>> ServerIdentity::Start(
     std::shared_ptr<client::KubeClient> client, ServerIdentityOptions options) {
   std::unique_ptr<ServerIdentity> identity(new ServerIdentity(std::move(client), options));
-  if (Status s = identity->Renew(); !s.ok()) return s;
-  identity->CollectExpired();
   identity->thread_ =
       std::jthread([self = identity.get()](std::stop_token stop) { self->Run(stop); });
   return identity;
@@ -144,10 +142,13 @@ void ServerIdentity::CollectExpired() {
                             nullptr, kCallTimeout);
   if (!list.ok() || !list->contains("items")) return;
   const api::Timestamp now = options_.clock->wall_now();
+  if (!(*list)["items"].is_array()) return;
   for (const json& item : (*list)["items"]) {
-    const std::string name = item["metadata"].value("name", "");
+    if (!item.is_object() || !item.contains("metadata") || !item["metadata"].is_object()) continue;
+    const json& metadata = item["metadata"];
+    const std::string name = metadata.value("name", "");
     if (name.empty() || name == name_) continue;
-    const json& spec = item.value("spec", json::object());
+    const json spec = item.value("spec", json::object());
     auto renewed = api::ParseTime(spec.value("renewTime", ""));
     const int64_t duration = spec.value("leaseDurationSeconds", int64_t{0});
     if (!renewed || *renewed + std::chrono::seconds(duration) >= now) continue;
@@ -166,15 +167,19 @@ void ServerIdentity::CollectExpired() {
 }
 
 void ServerIdentity::Run(std::stop_token stop) {
-  auto next_collect = options_.clock->now() + options_.collect_every;
-  while (options_.clock->SleepUntil(options_.clock->now() + options_.renew_interval, stop)) {
-    // A surprise in a reply (a member of another type) is logged; the renewals go on.
+  // The first renewal and collection at once, then every renew_interval and collect_every. A
+  // surprise in a reply (a member of another type) is logged; the renewals go on.
+  auto next_collect = options_.clock->now();
+  bool renewed = false;
+  do {
     try {
       if (Status s = Renew(); !s.ok()) {
         Log(LogLevel::kWarning, "identity", "cannot renew the API server identity Lease",
             {{"lease", name_}, {"error", s.message()}});
+      } else {
+        renewed = true;
       }
-      if (options_.clock->now() >= next_collect) {
+      if (renewed && options_.clock->now() >= next_collect) {
         CollectExpired();
         next_collect = options_.clock->now() + options_.collect_every;
       }
@@ -182,7 +187,7 @@ void ServerIdentity::Run(std::stop_token stop) {
       Log(LogLevel::kError, "identity", "the identity Lease's renewal failed",
           {{"error", e.what()}});
     }
-  }
+  } while (options_.clock->SleepUntil(options_.clock->now() + options_.renew_interval, stop));
 }
 
 }  // namespace tenure::coordination

@@ -3,7 +3,7 @@
 // kube-apiserver and kubernetes.io/hostname, held by "<lease name>_<uuid>" for 3600 s and renewed
 // every 10 s, so that clients (the dashboard, `kubectl get leases -n kube-system -l
 // apiserver.kubernetes.io/identity`) can count the servers that run. Identity Leases that expired
-// more than an hour ago are deleted, as kube-apiserver collects them.
+// (renewTime + their 3600 s passed) are deleted, as kube-apiserver collects them.
 //
 // The id is kube's: "apiserver-" + the first 16 bytes of SHA-256 over the length-prefixed host
 // name and "kube-apiserver", in lower-case unpadded base32. Several tenure servers may share a
@@ -44,7 +44,8 @@ struct ServerIdentityOptions {
 
 class ServerIdentity {
  public:
-  // Writes the Lease once (the error when that fails), then renews it on a thread of its own.
+  // Renews the Lease on a thread of its own, from now on (a server that cannot answer yet, an
+  // etcd replica starting, is tried again every renew_interval; each failure is logged).
   static Result<std::unique_ptr<ServerIdentity>> Start(std::shared_ptr<client::KubeClient> client,
                                                        ServerIdentityOptions options);
   ~ServerIdentity();  // Stop()

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "api/time.h"
@@ -51,17 +54,26 @@ TEST(ServerIdentityTest, KeepsItsLeaseAndCollectsExpiredOnes) {
   auto identity = ServerIdentity::Start(kube.shared_from_this(), options);
   ASSERT_TRUE(identity.ok()) << identity.status().ToString();
   EXPECT_EQ((*identity)->lease_name(), ApiServerId("host-1:6443"));
-  auto mine = kube.Call("GET", std::string(kLeases) + "/" + (*identity)->lease_name(), nullptr,
-                        std::chrono::seconds(5));
+  auto get = [&](const std::string& name) {
+    return kube.Call("GET", std::string(kLeases) + "/" + name, nullptr, std::chrono::seconds(5));
+  };
+  // The first renewal and collection run on the identity's thread, at once.
+  auto until = [](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+  };
+  ASSERT_TRUE(until([&] { return get((*identity)->lease_name()).ok(); }));
+  ASSERT_TRUE(until([&] { return !get("apiserver-gone").ok(); }));
+  auto mine = get((*identity)->lease_name());
   ASSERT_TRUE(mine.ok()) << mine.status().ToString();
   EXPECT_EQ((*mine)["metadata"]["labels"][std::string(kApiServerIdentityLabel)], "kube-apiserver");
   EXPECT_EQ((*mine)["metadata"]["labels"]["kubernetes.io/hostname"], "host-1");
   EXPECT_EQ((*mine)["spec"]["holderIdentity"], (*identity)->holder());
   EXPECT_EQ((*mine)["spec"]["leaseDurationSeconds"], 3600);
   EXPECT_EQ((*identity)->holder().rfind((*identity)->lease_name() + "_", 0), 0u);
-  auto get = [&](const std::string& name) {
-    return kube.Call("GET", std::string(kLeases) + "/" + name, nullptr, std::chrono::seconds(5));
-  };
   EXPECT_EQ(get("apiserver-gone").status().reason(), Reason::kNotFound);
   EXPECT_TRUE(get("apiserver-alive").ok());
   (*identity)->Stop();

@@ -236,13 +236,21 @@ void Board::Touch(Entry& entry) {
   changed_cv_.notify_all();
 }
 
+bool Board::Live() const {
+  return client_ == nullptr || (leases_synced_ && leases_ && leases_->active());
+}
+
 void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
   if (entry.scheduled) schedule_.erase({*entry.scheduled, &key});
   entry.scheduled.reset();
   if (!entry.lease) return;
   std::optional<api::Timestamp> next = NextStateChange(entry.lease->spec, now);
-  if (auto expiry = entry.ledger.CurrentTermExpiry(); expiry && *expiry > now) {
-    next = next ? std::min(*next, *expiry) : *expiry;
+  if (auto expiry = entry.ledger.CurrentTermExpiry()) {
+    // A term whose lease already ran out ends at the next tick; while the watch is down (no
+    // term is judged then) it is looked at again a tick later.
+    api::Timestamp due = *expiry;
+    if (due <= now) due = Live() ? now : now + options_.tick;
+    next = next ? std::min(*next, due) : due;
   }
   if (!next) return;
   entry.scheduled = next;
@@ -259,11 +267,16 @@ void Board::ApplyLease(const std::string& type, const json& object) {
     // the archive.
     for (auto it = entries_.begin(); it != entries_.end();) {
       Entry& entry = it->second;
-      if (entry.lease || entry.archive_dirty || interest_.count(it->first)) {
+      if (entry.lease) {
         ++it;
-      } else if (entry.ledger.Observe(now, nullptr)) {
+        continue;
+      }
+      if (entry.ledger.Observe(now, nullptr)) {
+        if (!entry.deleted_at) entry.deleted_at = now;  // at the latest
         entry.archive_dirty = true;
         Touch(entry);
+      }
+      if (entry.archive_dirty || interest_.count(it->first)) {
         ++it;
       } else {
         it = entries_.erase(it);
@@ -291,18 +304,21 @@ void Board::ApplyLease(const std::string& type, const json& object) {
         {{"lease", key->first + "/" + key->second}, {"error", lease.status().message()}});
     return;
   }
-  // A Lease the board does not hold may have a history (deleted once, and created again).
+  // A Lease the board does not hold may have a history (deleted once, and created again): read
+  // from the archive without the board's lock, then looked for again (WriteArchive may have
+  // dropped the entry meanwhile).
   std::optional<std::vector<Term>> history;
-  bool known = false;
-  {
-    std::lock_guard lock(mu_);
-    known = entries_.count(*key) > 0;
+  bool history_read = false;
+  std::unique_lock lock(mu_);
+  while (!entries_.count(*key) && !history_read) {
+    lock.unlock();
+    {
+      std::lock_guard archive_lock(archive_mu_);
+      if (archive_) history = archive_->TermsOf(*key);
+    }
+    history_read = true;
+    lock.lock();
   }
-  if (!known) {
-    std::lock_guard archive_lock(archive_mu_);
-    if (archive_) history = archive_->TermsOf(*key);
-  }
-  std::lock_guard lock(mu_);
   auto [it, added] = entries_.try_emplace(*key);
   Entry& entry = it->second;
   if (added && history) entry.ledger.Restore(std::move(*history));
@@ -342,14 +358,19 @@ void Board::Tick() {
   std::lock_guard lock(mu_);
   // While the watch is down (or has not listed yet) renewals may be happening unseen: no term
   // is judged expired then (states still follow the last known times).
-  const bool live = client_ == nullptr || (leases_synced_ && leases_ && leases_->active());
+  const bool live = Live();
+  // The due ones first: one put back at `now` waits for the next tick.
+  std::vector<LeaseKey> due;
   while (!schedule_.empty() && schedule_.begin()->first <= now) {
-    const LeaseKey key = *schedule_.begin()->second;
+    due.push_back(*schedule_.begin()->second);
+    auto it = entries_.find(due.back());
+    if (it != entries_.end()) it->second.scheduled.reset();
     schedule_.erase(schedule_.begin());
+  }
+  for (const LeaseKey& key : due) {
     auto it = entries_.find(key);
     if (it == entries_.end()) continue;
     Entry& entry = it->second;
-    entry.scheduled.reset();
     if (!entry.lease) continue;
     bool changed = false;
     if (live && entry.ledger.Tick(now)) {
@@ -483,9 +504,29 @@ json Board::CandidatesOf(const LeaseKey& key, const Entry& entry) const {
 }
 
 std::optional<json> Board::Lease(const LeaseKey& key, uint64_t* changed) const {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   auto it = entries_.find(key);
-  if (it == entries_.end()) return std::nullopt;
+  if (it == entries_.end()) {
+    // Deleted, and gone from memory: its history is in the archive.
+    lock.unlock();
+    std::optional<std::vector<Term>> terms;
+    {
+      std::lock_guard archive_lock(archive_mu_);
+      if (archive_) terms = archive_->TermsOf(key);
+    }
+    if (!terms) return std::nullopt;
+    if (changed != nullptr) *changed = 0;
+    json list = json::array();
+    for (const Term& t : *terms) list.push_back(TermToJson(t));
+    return json{{"now", api::FormatMicroTime(options_.clock->wall_now())},
+                {"lease", {{"namespace", key.first}, {"name", key.second}, {"state", "deleted"}}},
+                {"exists", false},
+                {"terms", std::move(list)},
+                {"renewals", json::array()},
+                {"candidates", json::array()},
+                {"decision", json::object()},
+                {"events", json::array()}};
+  }
   const Entry& entry = it->second;
   if (changed != nullptr) *changed = entry.changed;
   json terms = json::array();
@@ -556,6 +597,12 @@ void Board::Forget(const LeaseKey& key) {
   if (it != interest_.end() && --it->second <= 0) {
     interest_.erase(it);
     events_.erase(key);
+    // A deleted Lease kept while someone looked at it leaves memory now (its history is written).
+    auto entry = entries_.find(key);
+    if (entry != entries_.end() && !entry->second.lease && !entry->second.archive_dirty) {
+      if (entry->second.scheduled) schedule_.erase({*entry->second.scheduled, &entry->first});
+      entries_.erase(entry);
+    }
   }
 }
 

@@ -131,6 +131,8 @@ class Board {
   // Watches the LeaseCandidates once discovery shows a served version.
   void WatchCandidates();
   void Touch(Entry& entry);  // under mu_
+  // The watch is connected and has listed (always for a board without a cluster); under mu_.
+  bool Live() const;
   // Puts the entry in schedule_ at its next change by time alone (under mu_). `key` is the
   // entries_ map's own key: schedule_ points at it.
   void Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now);
@@ -164,7 +166,7 @@ class Board {
   bool leases_synced_ = false;
   bool watching_ = true;  // until Stop
 
-  std::mutex archive_mu_;  // the archive is written by one thread at a time
+  mutable std::mutex archive_mu_;  // the archive is used by one thread at a time
   std::unique_ptr<TermArchive> archive_;
   std::string archive_error_;
 

@@ -208,6 +208,7 @@ Status TermArchive::Rewrite() {
   }
   if (!s.ok()) {
     ::unlink(temp.c_str());
+    rewrite_ = true;  // the file still holds what the bounds dropped: the next Flush tries again
     return s;
   }
   pending_.clear();

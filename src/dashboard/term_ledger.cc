@@ -121,7 +121,7 @@ void TermLedger::Start(api::Timestamp now, const api::LeaseSpec& spec) {
     // The same holder again after its term lapsed: client-go keeps its acquireTime.
     term.start = *spec.renew_time;
   } else {
-    term.start = now;
+    term.start = floor ? std::max(now, *floor) : now;
     term.start_estimated = true;
   }
   term.last_renewal = spec.renew_time.value_or(term.start);
@@ -164,13 +164,24 @@ bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
     End(*current, TermEnd::kUnobserved, std::min(now, ExpiryOf(*current)));
     current = nullptr;
   }
+  bool reopened = false;
   if (current == nullptr && !terms_.empty() && terms_.back().end_kind == TermEnd::kExpired &&
       same_term(terms_.back()) && spec->renew_time &&
+      *spec->renew_time > terms_.back().last_renewal &&
       *spec->renew_time <= ExpiryOf(terms_.back())) {
-    // It was renewed in time after all (the watch was late, or this clock ahead): the term goes on.
+    // A renewal written before the expiry, seen after it (the watch was late, or this clock
+    // ahead): the term goes on. The same renewal again (a relist) proves nothing.
     terms_.back().end_kind = TermEnd::kCurrent;
     terms_.back().end.reset();
     current = &terms_.back();
+    reopened = true;
+  }
+  if (current == nullptr && !terms_.empty() && terms_.back().end_kind != TermEnd::kCurrent &&
+      same_term(terms_.back()) && spec->renew_time &&
+      *spec->renew_time <= terms_.back().last_renewal) {
+    // The Lease as it was when its term ended (a relist delivers every object again): nothing
+    // new, no new term.
+    return false;
   }
   if (current != nullptr && restored && same_term(*current)) {
     // Continued from the archive, whose last renewal may be old: no lapse, no interval.
@@ -210,14 +221,15 @@ bool TermLedger::Observe(api::Timestamp now, const api::LeaseSpec* spec) {
       current->last_renewal = *spec->renew_time;
       ++current->renewals;
     }
-    return false;
+    return reopened;
   }
   if (current != nullptr) {
     // The next holder's acquireTime, unless its clock puts it before the current holder's last
     // renewal: then when it was seen.
-    const api::Timestamp next_start =
-        spec->acquire_time && *spec->acquire_time >= current->last_renewal ? *spec->acquire_time
-                                                                           : now;
+    const api::Timestamp floor = std::max(current->start, current->last_renewal);
+    const api::Timestamp next_start = spec->acquire_time && *spec->acquire_time >= floor
+                                          ? *spec->acquire_time
+                                          : std::max(now, floor);
     if (ExpiryOf(*current) <= next_start) {
       End(*current, TermEnd::kExpired, ExpiryOf(*current));
     } else {

@@ -188,11 +188,27 @@ TEST(TermLedgerTest, AnExpiryTheHoldersRenewalProvesWrongIsTakenBack) {
   auto a = Spec("a", 0, 0);
   ledger.Observe(At(0), &a);
   EXPECT_TRUE(ledger.Tick(At(15.2)));
+  // The same Lease again (a relist) proves nothing: still expired.
+  EXPECT_FALSE(ledger.Observe(At(15.25), &a));
+  EXPECT_EQ(ledger.terms()[0].end_kind, TermEnd::kExpired);
   auto renewed = Spec("a", 0, 14.9);
-  EXPECT_FALSE(ledger.Observe(At(15.3), &renewed));
+  EXPECT_TRUE(ledger.Observe(At(15.3), &renewed));
   ASSERT_EQ(ledger.terms().size(), 1u);
   EXPECT_EQ(ledger.terms()[0].end_kind, TermEnd::kCurrent);
   EXPECT_FALSE(ledger.terms()[0].end);
+}
+
+// The holder's clock is ahead (its acquireTime in the future); a replacement with an acquireTime
+// before that: the first term does not end before it started.
+TEST(TermLedgerTest, AReplacementUnderSkewedClocksNeverEndsATermBeforeItStarted) {
+  TermLedger ledger;
+  auto a = Spec("a", 10, 10);
+  ledger.Observe(At(5), &a);
+  auto b = Spec("b", 6, 6, 15, 1);
+  ledger.Observe(At(7), &b);
+  ASSERT_EQ(ledger.terms().size(), 2u);
+  EXPECT_GE(*ledger.terms()[0].end, ledger.terms()[0].start);
+  EXPECT_GE(ledger.terms()[1].start, *ledger.terms()[0].end);
 }
 
 TEST(TermLedgerTest, TheCadenceIsTheCurrentTermsAndAStartIsNeverBeforeThePreviousEnd) {

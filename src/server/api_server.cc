@@ -96,11 +96,15 @@ const api::KindInfo* ApiServer::ServedKind(const std::string& group, const std::
   return nullptr;
 }
 
-void ApiServer::Mount(std::shared_ptr<WebApp> app) { app_.store(std::move(app)); }
+void ApiServer::Mount(std::shared_ptr<WebApp> app) {
+  std::lock_guard lock(mounted_mu_);
+  mounted_.push_back(app);
+  app_.store(app.get(), std::memory_order_release);
+}
 
-std::shared_ptr<WebApp> ApiServer::AppFor(const std::string& path) const {
-  auto app = app_.load();
-  return app && PathUnder(path, app->prefix()) ? app : nullptr;
+WebApp* ApiServer::AppFor(const std::string& path) const {
+  WebApp* app = app_.load(std::memory_order_acquire);
+  return app != nullptr && PathUnder(path, app->prefix()) ? app : nullptr;
 }
 
 void ApiServer::Handle(HttpRequest request, std::shared_ptr<Responder> responder) {
@@ -131,7 +135,7 @@ void ApiServer::Serve(HttpRequest request, std::shared_ptr<Responder> responder,
   if (options_.request_metrics) {
     options_.request_metrics->CountAnswer(RequestMetrics::MetricVerb(info, request), *responder);
   }
-  std::shared_ptr<WebApp> app = info.is_resource_request ? nullptr : AppFor(request.path);
+  WebApp* app = info.is_resource_request ? nullptr : AppFor(request.path);
   if (app && authentication.outcome != Authentication::Outcome::kAuthenticated) {
     const bool refused = authentication.outcome == Authentication::Outcome::kUnauthorized;
     if (options_.auditor) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,7 @@ class ApiServer final : public HttpHandler {
              Authentication authentication);
   bool ServeNonResource(const HttpRequest& request, Responder& responder);
   // The mounted app when `path` is under its prefix, else null.
-  std::shared_ptr<WebApp> AppFor(const std::string& path) const;
+  WebApp* AppFor(const std::string& path) const;
   // A resource request past admission, once authorized (or refused) by `decision`.
   void ServeAuthorized(const RequestInfo& info, std::shared_ptr<HttpRequest> request,
                        const std::shared_ptr<AuthorizationAttributes>& attributes,
@@ -88,7 +89,11 @@ class ApiServer final : public HttpHandler {
   std::shared_ptr<ResourceApi> resources_;
   OpenApiDocuments openapi_;
   Admission admission_;
-  std::atomic<std::shared_ptr<WebApp>> app_;
+  // The mounted app, published once set up; every app ever mounted stays alive with the server
+  // (a request may still hold the one it read), so readers need no lock.
+  std::atomic<WebApp*> app_{nullptr};
+  std::mutex mounted_mu_;
+  std::vector<std::shared_ptr<WebApp>> mounted_;
 };
 
 }  // namespace tenure::server

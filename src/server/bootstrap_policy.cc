@@ -59,6 +59,20 @@ BootstrapObject ClusterRoleBinding(const std::string& name,
            {"subjects", std::move(subjects)}}};
 }
 
+// A RoleBinding in `ns` of the ClusterRole `name` to the user of that name: the role's rights
+// in that namespace only.
+BootstrapObject UserRoleBindingIn(const std::string& ns, const std::string& name) {
+  json metadata = Metadata(name);
+  metadata["namespace"] = ns;
+  return {
+      &api::RoleBindingKind(),
+      {{"apiVersion", kRbacVersion},
+       {"kind", "RoleBinding"},
+       {"metadata", std::move(metadata)},
+       {"roleRef", {{"apiGroup", kRbacGroup}, {"kind", "ClusterRole"}, {"name", name}}},
+       {"subjects", json::array({{{"kind", "User"}, {"apiGroup", kRbacGroup}, {"name", name}}})}}};
+}
+
 // kube's view, edit and admin as aggregated from system:aggregate-to-{view,edit,admin}, for the
 // core and coordination groups (apps, batch and the like are not served here).
 json ViewRules() {
@@ -180,8 +194,8 @@ std::vector<BootstrapObject> BootstrapPolicy() {
       ClusterRole(std::string(kServerIdentityUser),
                   json::array({Rule({"coordination.k8s.io"}, {"leases"},
                                     {"create", "delete", "get", "list", "update"})})),
-      ClusterRoleBinding(std::string(kServerIdentityUser), {std::string(kServerIdentityUser)},
-                         "User"),
+      // In kube-system only, where the identity Leases are.
+      UserRoleBindingIn("kube-system", std::string(kServerIdentityUser)),
       ClusterRole(std::string(kDashboardViewerRole),
                   json::array({UrlRule({"/dashboard", "/dashboard/*"}, {"get"})})),
   };

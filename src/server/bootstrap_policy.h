@@ -36,8 +36,9 @@ inline constexpr std::string_view kCoordinationControllerUser =
 // /version.
 inline constexpr std::string_view kDashboardReaderUser = "system:tenure:dashboard";
 // The user `tenure serve` keeps its API server identity Lease as (kube-system/apiserver-<id>,
-// coordination/server_identity.h), and its ClusterRole and binding: Leases to get, list, create,
-// update and delete (expired identity Leases are collected).
+// coordination/server_identity.h), and its ClusterRole, bound in kube-system only (a
+// RoleBinding): Leases to get, list, create, update and delete (expired identity Leases are
+// collected).
 inline constexpr std::string_view kServerIdentityUser = "system:tenure:apiserver-identity";
 // The ClusterRole that lets a user open the dashboard (nonResourceURLs /dashboard and below,
 // get); bound to no one by default (system:masters may open it anyway).

@@ -168,6 +168,7 @@ class DashboardTest(CandidateGroup, unittest.TestCase):
         self.fill_and_submit(self.server.token)
         b.wait_for("#connection", "live")
         b.wait_for("#server [data-key=store] dd", "sqlite")
+        b.wait_for("#server [data-key=replicas] dd", "1")  # this server's identity Lease
 
         # A lease created by the test appears (it was written before the page asked: within a second).
         r = self.api.post(lease_path(NS), lease_body("made-by-test", NS, holder="someone"))
