@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/time.h"
 #include "client/http_connection.h"
 #include "client/kube_client.h"
 #include "server/bootstrap_policy.h"
@@ -208,12 +209,12 @@ TEST_F(DashboardAppTest, TheStreamSendsTheOverviewThenEachChange) {
   };
   json first = read_until("overview", [](const json& d) { return d["full"] == true; });
   EXPECT_EQ(first["total"], 0);
-  WriteLease("live", "alpha", 0, "2026-12-05T10:00:00.000000Z");
+  WriteLease("live", "alpha", 0, api::FormatMicroTime(std::chrono::system_clock::now()));
   json added = read_until("overview", [](const json& d) { return !d["rows"].empty(); });
   EXPECT_EQ(added["full"], false);
   EXPECT_EQ(added["rows"][0]["name"], "live");
   EXPECT_EQ(added["rows"][0]["holder"], "alpha");
-  WriteLease("live", "beta", 1, "2026-12-05T10:00:01.000000Z");
+  WriteLease("live", "beta", 1, api::FormatMicroTime(std::chrono::system_clock::now()));
   json changed = read_until("overview", [](const json& d) {
     return !d["rows"].empty() && d["rows"][0]["holder"] == "beta";
   });
@@ -226,9 +227,12 @@ TEST_F(DashboardAppTest, TheStreamSendsTheOverviewThenEachChange) {
 }
 
 TEST_F(DashboardAppTest, TermsAndTheirHandoversSurviveARestartOfTheDashboard) {
-  WriteLease("kept", "alpha", 0, "2026-12-05T10:00:00.000000Z");
-  WriteLease("kept", "", 0, "2026-12-05T10:00:05.000000Z");
-  WriteLease("kept", "beta", 1, "2026-12-05T10:00:05.250000Z");
+  // Times from now: Leases that expired long ago would have their terms ended by time first.
+  const auto now = std::chrono::system_clock::now();
+  auto at = [&](int ms) { return api::FormatMicroTime(now + std::chrono::milliseconds(ms)); };
+  WriteLease("kept", "alpha", 0, at(0));
+  WriteLease("kept", "", 0, at(5000));
+  WriteLease("kept", "beta", 1, at(5250));
   auto check = [](const json& view) {
     const json& terms = view["terms"];
     return terms.size() == 2 && terms[0]["holder"] == "alpha" && terms[0]["end"] == "released" &&
