@@ -298,12 +298,9 @@ void Board::ApplyLease(const std::string& type, const json& object) {
     Touch(it->second);
     return;
   }
-  auto lease = api::LeaseFromJson(object);
-  if (!lease.ok()) {
-    Log(LogLevel::kWarning, "dashboard", "a Lease the dashboard cannot read",
-        {{"lease", key->first + "/" + key->second}, {"error", lease.status().message()}});
-    return;
-  }
+  // Every renewal of every Lease comes here: read leniently (no canonical copy, no original kept;
+  // a field of another type reads as unset: the server validated what it stored).
+  std::optional<api::Lease> lease = api::LenientLease(object);
   // A Lease the board does not hold may have a history (deleted once, and created again): read
   // from the archive without the board's lock, then looked for again (WriteArchive may have
   // dropped the entry meanwhile).
