@@ -13,8 +13,8 @@
 //       server summary when it changed (event "server"). A stream ends after stream_lifetime;
 //       the browser's EventSource reconnects.
 // Without credentials (HandleUnauthenticated): the login page for page loads, its script and
-// style, 401 for everything else. Every answer carries a Content-Security-Policy that allows
-// only the app's own files. Only GET and HEAD.
+// style, 401 for everything else. Its pages, files and views carry a Content-Security-Policy that
+// allows only the app's own files. Only GET and HEAD.
 #pragma once
 
 #include <chrono>
