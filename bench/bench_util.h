@@ -76,6 +76,23 @@ inline double ProcessCpuSecondsOf(int pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+// The machine's CPU time since boot in clock ticks (/proc/stat): what every process ran (user,
+// nice, system, interrupts) and all of it with idle, I/O wait and the hypervisor's steal.
+struct MachineTicks {
+  double busy = 0;
+  double total = 0;
+};
+inline MachineTicks MachineCpuTicks() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  MachineTicks t;
+  t.busy = user + nice + system + irq + softirq;
+  t.total = t.busy + idle + iowait + steal;
+  return t;
+}
+
 // The p-quantile (0..1) of `v`, nearest rank below.
 inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -89,6 +106,10 @@ struct LoopResult {
   double p50_ms = 0;
   double p99_ms = 0;
   long errors = 0;
+  // The whole machine's CPU during the run (every process: server, clients, etcd), in cores
+  // busy and in microseconds of CPU per acknowledged operation.
+  double busy_cores = 0;
+  double cpu_us_per_op = 0;
 };
 
 // Runs `clients` threads in a closed loop for `seconds`. Each thread first calls prepare(i),
@@ -138,7 +159,9 @@ inline LoopResult ClosedLoop(const std::string& label, const char* unit, int cli
   }
   start_cv.notify_all();
   auto start = Clock::now();
+  const MachineTicks cpu_start = MachineCpuTicks();
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  const MachineTicks cpu_end = MachineCpuTicks();
   stop = true;
   for (auto& t : threads) t.join();
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -149,10 +172,16 @@ inline LoopResult ClosedLoop(const std::string& label, const char* unit, int cli
   result.p50_ms = Percentile(all, 0.50);
   result.p99_ms = Percentile(all, 0.99);
   result.errors = errors.load();
+  const double cores = std::thread::hardware_concurrency();
+  if (cpu_end.total > cpu_start.total) {
+    result.busy_cores = cores * (cpu_end.busy - cpu_start.busy) / (cpu_end.total - cpu_start.total);
+  }
+  if (result.rate > 0) result.cpu_us_per_op = result.busy_cores * 1e6 / result.rate;
   std::printf(
-      "%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs)\n",
+      "%s, %2d clients: %8.0f %s/s  p50 %.2f ms  p99 %.2f ms  (%zu ok, %ld errors, %.1fs; "
+      "machine %.2f cores busy, %.0f us of CPU per op)\n",
       label.c_str(), clients, result.rate, unit, result.p50_ms, result.p99_ms, all.size(),
-      result.errors, elapsed);
+      result.errors, elapsed, result.busy_cores, result.cpu_us_per_op);
   std::fflush(stdout);
   return result;
 }

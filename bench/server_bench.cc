@@ -7,11 +7,16 @@
 //
 //   build/bench/server_bench [--seconds 5] [--clients 1,50] [--watchers 1000] [--leases 100000]
 //                            [--store sqlite|etcd] [--etcd-port P] [--etcd-conns N]
-//                            [--reads true]
+//                            [--reads true] [--floor true]
 //                            [--data-dir DIR --port P [--server-pid PID]]
 // --reads true (with --store etcd): consistent GETs of one Lease per client and LISTs of 1,000
 // Leases, answered from the replica's watch-fed copy and, with ConsistentListFromCache=false,
 // from etcd, side by side.
+// --floor true: first the floor under every row, per client count: the same PUT over the same
+// TLS from the same client, answered by FloorServer (a minimal blocking TLS server that does
+// nothing with it), and tenure's GET /version (its HTTP stack and authentication, no store).
+// Each row prints the whole machine's CPU per operation; with --store etcd the table adds the
+// ceiling those figures put on the etcd backend (raw etcd's CPU plus the floor's, per update).
 // With --data-dir and --port it measures a running `tenure serve` instead; --server-pid makes
 // the memory figure that process's alone (bench/run_server_memory.sh does this).
 #include <stdlib.h>
@@ -37,6 +42,7 @@
 #include "bench/bench_util.h"
 #include "bench/etcd_cas.h"
 #include "client/http_connection.h"
+#include "floor_server.h"
 #include "lean_client.h"
 #include "server/server.h"
 #include "store/testing/etcd_test_cluster.h"
@@ -80,6 +86,7 @@ struct Flags {
   int server_threads = 0;  // in-process server's I/O threads (0: its default)
   // --store etcd: also consistent GETs and LISTs, from the replica's watch-fed copy and from etcd.
   bool reads = false;
+  bool floor = false;  // also the floor rows (see the top of this file)
 };
 
 struct Bench {
@@ -127,6 +134,46 @@ LoopResult CasThroughput(const std::vector<Bench>& replicas, const std::string& 
       return true;
     };
   });
+}
+
+// The floor of one lease update: CasThroughput's PUT (same body, same client, same TLS) against
+// a FloorServer that answers each with `reply` without reading it.
+LoopResult FloorThroughput(const std::string& data_dir, const std::string& reply, int clients,
+                           int seconds) {
+  bench::FloorServer floor(data_dir + "/server.crt", data_dir + "/server.key", reply);
+  return ClosedLoop(
+      "floor: the same PUT, minimal TLS server", "requests", clients, seconds, [&](int i) -> Step {
+        auto c = std::make_shared<bench::LeanClient>(floor.port(), data_dir + "/ca.crt");
+        std::string name = "floor-" + std::to_string(i);
+        std::string target = LeasePath(name);
+        const std::string headers = "Authorization: Bearer x\r\nContent-Type: application/json\r\n";
+        return [c, name, target, headers](long n) {
+          auto r = c->Request("PUT", target, headers,
+                              LeaseBody(name, name + "-" + std::to_string(n), "1"));
+          return r.status == 200;
+        };
+      });
+}
+
+// tenure's HTTP stack and authentication without the store: GET /version, back to back.
+LoopResult VersionThroughput(const Bench& bench, int clients, int seconds) {
+  return ClosedLoop("tenure GET /version", "requests", clients, seconds, [&](int) -> Step {
+    auto c = std::make_shared<bench::LeanClient>(bench.endpoint.port, bench.endpoint.tls.ca_file);
+    const std::string headers = "Authorization: Bearer " + bench.token + "\r\n";
+    return [c, headers](long) { return c->Request("GET", "/version", headers, "").status == 200; };
+  });
+}
+
+// A renewal's reply as tenure sends it (the floor server answers with these bytes).
+std::string RenewalReply(const Bench& bench) {
+  HttpConnection c(bench.endpoint);
+  auto created = c.Request("POST", LeasesPath(), bench.Headers(), LeaseBody("floor-reply", "a", ""),
+                           std::chrono::seconds(10));
+  if (!created.ok() || created->status != 201) return "{}";
+  std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
+  auto renewed = c.Request("PUT", LeasePath("floor-reply"), bench.Headers(),
+                           LeaseBody("floor-reply", "b", rv), std::chrono::seconds(10));
+  return renewed.ok() && renewed->status == 200 ? renewed->body : "{}";
 }
 
 // One update seen by `watchers` open watches: time from the write's reply until every
@@ -334,13 +381,24 @@ int EtcdSideBySide(const Flags& flags, const std::string& data_dir, const std::s
   struct Row {
     int clients;
     LoopResult raw, one, two;
+    LoopResult floor, watched, version;  // --floor true
   };
   std::vector<Row> rows;
+  std::string reply;
   for (int clients : flags.clients) {
-    Row row{clients, {}, {}, {}};
+    Row row{clients, {}, {}, {}, {}, {}, {}};
     row.raw =
         tenure::bench::EtcdGrpcCas(target, "/bench-raw/", clients, flags.seconds, flags.etcd_conns);
     auto first = StartServer(flags, data_dir, etcd_url);
+    if (flags.floor && first.ok()) {
+      // The same raw loop while a replica watches every key (as it does to serve reads from its
+      // watch-fed copy): etcd sends each write to it, and it reads each one.
+      row.watched = tenure::bench::EtcdGrpcCas(target, "/bench-watched/", clients, flags.seconds,
+                                               flags.etcd_conns);
+      if (reply.empty()) reply = RenewalReply(BenchFor(**first));
+      row.floor = FloorThroughput(data_dir, reply, clients, flags.seconds);
+      row.version = VersionThroughput(BenchFor(**first), clients, flags.seconds);
+    }
     auto second = first.ok() ? StartServer(flags, data_dir, etcd_url) : first.status();
     if (!second.ok()) {
       std::fprintf(stderr, "cannot start the replicas: %s\n", second.status().ToString().c_str());
@@ -363,16 +421,41 @@ int EtcdSideBySide(const Flags& flags, const std::string& data_dir, const std::s
     rows.push_back(row);
   }
   std::printf("\netcd backend, same etcd, same run (%ds per row):\n", flags.seconds);
-  std::printf("%-28s %7s %11s %8s %8s %8s %11s\n", "", "clients", "updates/s", "p50 ms", "p99 ms",
+  std::printf("%-31s %7s %11s %8s %8s %8s %11s\n", "", "clients", "updates/s", "p50 ms", "p99 ms",
               "errors", "tenure/raw");
   auto line = [](const char* what, int clients, const LoopResult& r, double raw_rate) {
-    std::printf("%-28s %7d %11.0f %8.2f %8.2f %8ld %11.2f\n", what, clients, r.rate, r.p50_ms,
+    std::printf("%-31s %7d %11.0f %8.2f %8.2f %8ld %11.2f\n", what, clients, r.rate, r.p50_ms,
                 r.p99_ms, r.errors, raw_rate > 0 ? r.rate / raw_rate : 0.0);
   };
   for (const Row& row : rows) {
     line("raw etcd CAS (gRPC)", row.clients, row.raw, row.raw.rate);
     line("tenure serve, 1 replica", row.clients, row.one, row.raw.rate);
     line("tenure serve, 2 replicas", row.clients, row.two, row.raw.rate);
+    if (!flags.floor) continue;
+    line("raw etcd CAS, replica watching", row.clients, row.watched, row.raw.rate);
+    line("floor (minimal TLS server)", row.clients, row.floor, row.raw.rate);
+    line("tenure GET /version", row.clients, row.version, row.raw.rate);
+  }
+  if (!flags.floor) return 0;
+  // Any server in front of etcd costs, per update, at least etcd's work for the Txn and the
+  // floor's for the request over TLS; one that serves reads from a watch-fed copy also costs
+  // the watch, and tenure's HTTP stack costs what GET /version does. On these cores, at full
+  // use, each sum bounds the rate.
+  std::printf(
+      "\nCPU per operation, whole machine (us), and the ceilings they put on a server in "
+      "front of etcd (as a fraction of raw etcd's rate):\n");
+  std::printf("%7s %6s %8s %6s %8s %9s %6s %18s %22s\n", "clients", "raw", "watched", "floor",
+              "version", "1 replica", "cores", "raw+floor", "watched+version");
+  const double cores = std::thread::hardware_concurrency();
+  for (const Row& row : rows) {
+    auto ceiling = [&](double us) { return us > 0 ? cores * 1e6 / us : 0.0; };
+    const double bare = ceiling(row.raw.cpu_us_per_op + row.floor.cpu_us_per_op);
+    const double designed = ceiling(row.watched.cpu_us_per_op + row.version.cpu_us_per_op);
+    const double raw = row.raw.rate > 0 ? row.raw.rate : 1;
+    std::printf("%7d %6.0f %8.0f %6.0f %8.0f %9.0f %6.2f %10.0f/s %5.2f %14.0f/s %5.2f\n",
+                row.clients, row.raw.cpu_us_per_op, row.watched.cpu_us_per_op,
+                row.floor.cpu_us_per_op, row.version.cpu_us_per_op, row.one.cpu_us_per_op,
+                row.raw.busy_cores, bare, bare / raw, designed, designed / raw);
   }
   return 0;
 }
@@ -407,6 +490,8 @@ int main(int argc, char** argv) {
       flags.server_threads = std::atoi(argv[i + 1]);
     else if (flag == "--reads")
       flags.reads = std::string(argv[i + 1]) == "true";
+    else if (flag == "--floor")
+      flags.floor = std::string(argv[i + 1]) == "true";
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -470,6 +555,14 @@ int main(int argc, char** argv) {
     server = std::move(*restarted);
     bench = BenchFor(*server);
   } else {
+    if (flags.floor) {
+      const std::string dir = flags.external_dir.empty() ? tmpl : flags.external_dir;
+      const std::string reply = RenewalReply(bench);
+      for (int clients : flags.clients) {
+        FloorThroughput(dir, reply, clients, flags.seconds);
+        VersionThroughput(bench, clients, flags.seconds);
+      }
+    }
     for (int clients : flags.clients)
       CasThroughput({bench}, "lease CAS over TLS", "cas-", clients, flags.seconds);
     if (!etcd_url.empty()) {

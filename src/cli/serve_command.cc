@@ -14,6 +14,7 @@
 #include "coordination/controller.h"
 #include "coordination/server_identity.h"
 #include "dashboard/dashboard_app.h"
+#include "dashboard/local_lease_feed.h"
 #include "election/cluster_access.h"
 #include "server/server.h"
 #include "server/token_file.h"
@@ -144,8 +145,9 @@ std::unique_ptr<coordination::ServerIdentity> StartIdentity(const server::Server
   return std::move(*identity);
 }
 
-// The dashboard under /dashboard (docs/dashboard.md): it reads this server over loopback as its
-// own reader user, and keeps the term history in the data folder. Null when it is off or
+// The dashboard under /dashboard (docs/dashboard.md): it reads the Leases from this server's
+// store, everything else over loopback as its own reader user, and keeps the term history in
+// the data folder. Null when it is off or
 // cannot start (the reason is in `summary`).
 std::shared_ptr<dashboard::DashboardApp> StartDashboard(server::Server& server,
                                                         const server::ServerOptions& options,
@@ -163,6 +165,7 @@ std::shared_ptr<dashboard::DashboardApp> StartDashboard(server::Server& server,
   dashboard::BoardOptions board_options;
   board_options.archive_path = options.data_dir + "/dashboard-terms.jsonl";
   board_options.source = "this tenure serve";
+  board_options.lease_feed = dashboard::LocalLeaseFeed(server);
   auto board = dashboard::Board::Start(*kube, board_options);
   if (!board.ok()) {
     summary = "off (" + board.status().message() + ")";

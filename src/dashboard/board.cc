@@ -119,9 +119,17 @@ Result<std::unique_ptr<Board>> Board::Start(std::shared_ptr<client::KubeClient> 
   board->client_ = std::move(client);
   Board* self = board.get();
   // Subscribed once the board is complete: the handlers may run at once.
-  board->leases_ = board->client_->WatchCollection(
-      "/apis/coordination.k8s.io/v1/leases",
-      [self](const std::string& type, const json& object) { self->ApplyLease(type, object); });
+  auto apply = [self](const std::string& type, const json& object) {
+    self->ApplyLease(type, object);
+  };
+  if (board->options_.lease_feed) {
+    auto fed = board->options_.lease_feed(apply);
+    if (!fed.ok()) return fed.status();
+    board->leases_ = std::move(*fed);
+  } else {
+    board->leases_ =
+        board->client_->WatchCollection("/apis/coordination.k8s.io/v1/leases", std::move(apply));
+  }
   board->WatchCandidates();
   board->StartThreads();
   return board;
@@ -259,9 +267,21 @@ void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
 
 void Board::ApplyLease(const std::string& type, const json& object) {
   const api::Timestamp now = options_.clock->wall_now();
+  if (type == "RESET") {
+    std::lock_guard lock(mu_);
+    leases_reset_ = true;
+    for (auto& [key, entry] : entries_) entry.listed = false;
+    return;
+  }
   if (type == "SYNCED") {
     std::lock_guard lock(mu_);
     leases_synced_ = true;
+    if (leases_reset_) {
+      leases_reset_ = false;
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->second.lease && !it->second.listed) EndLease(it, now);
+      }
+    }
     // The history's Leases that no longer exist: their open terms ended while nobody watched
     // (written, then dropped from memory); the others leave memory now, their history stays in
     // the archive.
@@ -289,13 +309,7 @@ void Board::ApplyLease(const std::string& type, const json& object) {
   if (type == "DELETED") {
     std::lock_guard lock(mu_);
     auto it = entries_.find(*key);
-    if (it == entries_.end()) return;
-    it->second.ledger.Observe(now, nullptr);
-    it->second.lease.reset();
-    it->second.deleted_at = now;
-    it->second.archive_dirty = true;  // written with its deletion, then dropped from memory
-    Reschedule(it->first, it->second, now);
-    Touch(it->second);
+    if (it != entries_.end()) EndLease(it, now);
     return;
   }
   // Every renewal of every Lease comes here: read leniently (no canonical copy, no original kept;
@@ -319,6 +333,7 @@ void Board::ApplyLease(const std::string& type, const json& object) {
   auto [it, added] = entries_.try_emplace(*key);
   Entry& entry = it->second;
   if (added && history) entry.ledger.Restore(std::move(*history));
+  entry.listed = true;
   entry.deleted_at.reset();
   if (entry.ledger.Observe(now, &lease->spec)) entry.archive_dirty = true;
   entry.status = StatusOf(lease->spec, now);
@@ -330,6 +345,15 @@ void Board::ApplyLease(const std::string& type, const json& object) {
                           server_identity};
   Reschedule(it->first, entry, now);
   Touch(entry);
+}
+
+void Board::EndLease(std::map<LeaseKey, Entry>::iterator it, api::Timestamp now) {
+  it->second.ledger.Observe(now, nullptr);
+  it->second.lease.reset();
+  it->second.deleted_at = now;
+  it->second.archive_dirty = true;  // written with its deletion, then dropped from memory
+  Reschedule(it->first, it->second, now);
+  Touch(it->second);
 }
 
 void Board::ApplyCandidate(const std::string& type, const json& object) {

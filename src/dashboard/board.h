@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,7 @@
 
 #include "api/types.h"
 #include "dashboard/lease_status.h"
+#include "dashboard/local_lease_feed.h"
 #include "dashboard/term_archive.h"
 #include "dashboard/term_ledger.h"
 #include "tenure/clock.h"
@@ -52,6 +54,11 @@ struct BoardOptions {
   std::chrono::milliseconds refresh{2000};
   // Shown as where the data comes from ("this tenure serve", a kubeconfig's server URL).
   std::string source;
+  // Where the Leases come from: subscribes the handler to every Lease with the events of
+  // client::KubeClient::WatchCollection, and RESET (server/local_collection_watch.h: the state
+  // starts over; a Lease not delivered again before SYNCED is gone). Empty: the client's shared
+  // watch of every Lease. `tenure serve` reads its own store with it.
+  LeaseFeed lease_feed;
 };
 
 struct OverviewFilter {
@@ -117,12 +124,15 @@ class Board {
     LeaseStatus status;
     uint64_t changed = 0;
     bool archive_dirty = false;
+    bool listed = true;                        // delivered since the feed's last RESET
     std::optional<api::Timestamp> scheduled;   // its place in schedule_
     std::optional<api::Timestamp> deleted_at;  // the Lease was deleted then
     api::Timestamp archived_renewal{};         // the open term's last renewal as last written
   };
   explicit Board(BoardOptions options);
   Status OpenArchive();
+  // The Lease of `it` is gone (deleted, or not listed again after a RESET).
+  void EndLease(std::map<LeaseKey, Entry>::iterator it, api::Timestamp now);
   void StartThreads();
   // Ticks states and writes the archive (no network).
   void RunTicker(std::stop_token stop);
@@ -164,7 +174,8 @@ class Board {
   std::map<LeaseKey, nlohmann::json> events_;
   nlohmann::json server_ = nlohmann::json::object();
   bool leases_synced_ = false;
-  bool watching_ = true;  // until Stop
+  bool leases_reset_ = false;  // a RESET came: SYNCED ends the Leases not listed since
+  bool watching_ = true;       // until Stop
 
   mutable std::mutex archive_mu_;  // the archive is used by one thread at a time
   std::unique_ptr<TermArchive> archive_;

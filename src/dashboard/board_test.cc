@@ -178,6 +178,31 @@ TEST(BoardArchiveTest, ADeletedLeaseLeavesMemoryAndItsHistoryComesBackWithIt) {
   std::filesystem::remove_all(dir);
 }
 
+// After the feed starts over (the store lost events), a Lease it does not list again before
+// SYNCED is gone: its term ends as deleted. One listed again keeps its term.
+TEST_F(BoardTest, ALeaseNotListedAgainAfterAResetIsDeleted) {
+  board_->ApplyLease("MODIFIED", Lease("ns", "kept", "h", Now()));
+  board_->ApplyLease("MODIFIED", Lease("ns", "lost", "h", Now()));
+  board_->ApplyLease("SYNCED", json::object());
+  clock_->Advance(std::chrono::seconds(1));
+  board_->ApplyLease("RESET", json::object());
+  board_->ApplyLease("MODIFIED", Lease("ns", "kept", "h", Now()));
+  EXPECT_EQ(Row("ns", "lost")["state"], "held") << "not judged before SYNCED";
+  board_->ApplyLease("SYNCED", json::object());
+  EXPECT_TRUE(Row("ns", "lost").is_null());
+  auto lost = board_->Lease({"ns", "lost"});
+  ASSERT_TRUE(lost);
+  EXPECT_EQ((*lost)["exists"], false);
+  EXPECT_EQ((*lost)["terms"][0]["end"], "deleted");
+  auto kept = board_->Lease({"ns", "kept"});
+  ASSERT_TRUE(kept);
+  ASSERT_EQ((*kept)["terms"].size(), 1u);
+  EXPECT_EQ((*kept)["terms"][0]["end"], "current");
+  // A later SYNCED (a relist of the client's watch) ends nothing more.
+  board_->ApplyLease("SYNCED", json::object());
+  EXPECT_FALSE(Row("ns", "kept").is_null());
+}
+
 TEST_F(BoardTest, ReplicasAreTheIdentityLeasesThatHaveNotExpired) {
   json identity = {{"apiserver.kubernetes.io/identity", "kube-apiserver"}};
   board_->ApplyLease("ADDED", Lease("kube-system", "apiserver-a", "a_1", Now(), 3600, identity));

@@ -199,6 +199,12 @@ class ServerImpl final : public Server {
   void AddMetrics(std::function<std::string()> render) override {
     if (metrics_) metrics_->Add(std::move(render));
   }
+  Result<std::unique_ptr<LocalCollectionWatch>> WatchCollection(
+      const api::KindInfo& kind, std::string version,
+      LocalCollectionWatch::Handler handler) override {
+    if (!store_) return Status::Unavailable("the server has stopped");
+    return LocalCollectionWatch::Start(store_, kind, std::move(version), std::move(handler));
+  }
 
   void Stop() override {
     // HTTP first (no new requests), then the store drains its writes and callbacks while the

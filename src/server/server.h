@@ -16,6 +16,7 @@
 #include "server/audit_policy.h"
 #include "server/credentials.h"
 #include "server/discovery.h"
+#include "server/local_collection_watch.h"
 #include "server/token_file.h"
 #include "server/web_app.h"
 #include "store/etcd_store.h"
@@ -95,6 +96,11 @@ class Server {
   virtual const std::string& identity_token() const = 0;
   // Serves `app` under its path from now on, behind authentication (web_app.h).
   virtual void Mount(std::shared_ptr<WebApp> app) = 0;
+  // Every object of `kind` at `version`, from this server's store, in process
+  // (local_collection_watch.h): for a part of the server that reads all of them, such as the
+  // dashboard, without a watch over loopback. Unavailable once the server has stopped.
+  virtual Result<std::unique_ptr<LocalCollectionWatch>> WatchCollection(
+      const api::KindInfo& kind, std::string version, LocalCollectionWatch::Handler handler) = 0;
   // Appends a section to GET /metrics (see metrics_endpoint.h): Prometheus metric families
   // rendered per scrape; `render` must stay callable until Stop() has returned.
   virtual void AddMetrics(std::function<std::string()> render) = 0;
