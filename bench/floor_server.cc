@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -30,7 +31,8 @@ struct FloorServer::Impl {
   void Accept() {
     for (;;) {
       int fd = ::accept(listener, nullptr, nullptr);
-      if (fd < 0) return;  // the listener was shut down
+      if (fd < 0 && (errno == EINVAL || errno == EBADF)) return;  // the listener was shut down
+      if (fd < 0) continue;  // EINTR, a connection that went away, no descriptor left: go on
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       std::lock_guard lock(mu);

@@ -19,6 +19,7 @@
 // ceiling those figures put on the etcd backend (raw etcd's CPU plus the floor's, per update).
 // With --data-dir and --port it measures a running `tenure serve` instead; --server-pid makes
 // the memory figure that process's alone (bench/run_server_memory.sh does this).
+#include <signal.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -463,6 +464,9 @@ int EtcdSideBySide(const Flags& flags, const std::string& data_dir, const std::s
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that closes while a TLS write of the floor server or of a LeanClient is under way
+  // (OpenSSL's socket BIO writes with write()) must not end the benchmark.
+  signal(SIGPIPE, SIG_IGN);
   Flags flags;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];

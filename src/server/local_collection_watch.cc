@@ -26,6 +26,8 @@ Result<std::unique_ptr<LocalCollectionWatch>> LocalCollectionWatch::Start(
       std::move(store), kind, std::move(version), std::move(handler), options));
   auto listed = watch->Deliver(/*reset=*/false);
   if (!listed.ok()) return listed.status();
+  // Watched from the listing's revision: every later change follows it. (0 would mean "from
+  // now" to the store; a server's store is never at 0, it holds its namespaces.)
   LocalCollectionWatch* self = watch.get();
   // The store's thread only queues: the handler runs on this watch's thread.
   auto handle = watch->store_->Watch(watch->prefix_, *listed,
@@ -57,9 +59,9 @@ json LocalCollectionWatch::Served(const store::KeyValue& kv) const {
 Result<int64_t> LocalCollectionWatch::Deliver(bool reset) {
   auto listed = store_->List(prefix_);
   if (!listed.ok()) return listed.status();
-  if (reset) handler_("RESET", json::object());
-  for (const store::KeyValue& kv : listed->items) handler_("MODIFIED", Served(kv));
-  handler_("SYNCED", json::object());
+  if (reset) Send("RESET", nullptr);
+  for (const store::KeyValue& kv : listed->items) Send("MODIFIED", &kv);
+  Send("SYNCED", nullptr);
   return listed->revision;
 }
 
@@ -69,8 +71,7 @@ void LocalCollectionWatch::Enqueue(const std::vector<store::Event>& events) {
     if (start_over_) return;  // the listing to come covers these
     if (queued_.size() + events.size() > options_.max_queued) {
       // The handler is this far behind: rather than hold every event in memory, list again.
-      queued_.clear();
-      start_over_ = true;
+      StartOverLocked();
     } else {
       for (const store::Event& e : events) {
         queued_.push_back({e.type, e.kv, nullptr});  // what it replaced is not needed
@@ -85,6 +86,10 @@ void LocalCollectionWatch::Run(std::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
     if (start_over_) {
+      // Events queue again from here on, also while the listing is delivered: those it covers
+      // are skipped by their revision, the later ones follow it.
+      start_over_ = false;
+      queued_.clear();
       lock.unlock();
       auto listed = Deliver(/*reset=*/true);
       lock.lock();
@@ -93,10 +98,11 @@ void LocalCollectionWatch::Run(std::stop_token stop) {
           Log(LogLevel::kWarning, "server", "an in-process watch cannot list its objects again",
               {{"prefix", prefix_}, {"error", listed.status().message()}});
         }
+        start_over_ = true;
+        queued_.clear();
         wake_.wait_for(lock, stop, options_.list_again_after, [] { return false; });
         continue;
       }
-      start_over_ = false;
       active_ = true;
       listed_revision_ = *listed;
       continue;
@@ -110,16 +116,30 @@ void LocalCollectionWatch::Run(std::stop_token stop) {
     if (e.kv.mod_revision <= listed_revision_) continue;  // in the last listing already
     if (e.type == Type::kDeleted && e.kv.value.empty()) {
       // The store no longer had the deleted object (etcd compacted it): start over.
-      queued_.clear();
-      start_over_ = true;
+      StartOverLocked();
       continue;
     }
     lock.unlock();
-    handler_(e.type == Type::kCreated   ? "ADDED"
-             : e.type == Type::kDeleted ? "DELETED"
-                                        : "MODIFIED",
-             Served(e.kv));
+    Send(e.type == Type::kCreated   ? "ADDED"
+         : e.type == Type::kDeleted ? "DELETED"
+                                    : "MODIFIED",
+         &e.kv);
     lock.lock();
+  }
+}
+
+void LocalCollectionWatch::StartOverLocked() {
+  queued_.clear();
+  start_over_ = true;
+  start_overs_.fetch_add(1);
+}
+
+void LocalCollectionWatch::Send(const char* type, const store::KeyValue* kv) {
+  try {
+    handler_(type, kv != nullptr ? Served(*kv) : json::object());
+  } catch (const std::exception& e) {
+    Log(LogLevel::kError, "server", "an in-process watch could not deliver an object",
+        {{"key", kv != nullptr ? kv->key : std::string()}, {"error", e.what()}});
   }
 }
 

@@ -8,7 +8,8 @@
 // converted from the form they are stored in) without metadata.managedFields. When the store can
 // no longer say what changed (etcd compacted a deletion away), or the handler fell too far
 // behind, the watch starts over: ("RESET", {}), every object again as MODIFIED, then SYNCED; an
-// object not delivered between RESET and SYNCED no longer exists. While the store cannot list,
+// object not delivered between RESET and SYNCED no longer exists. An object the handler cannot
+// take (it throws) is logged and skipped. While the store cannot list,
 // active() is false and the watch tries again every second.
 //
 // The handler runs on a thread of the watch's own (the caller's for the first state), never on
@@ -60,6 +61,8 @@ class LocalCollectionWatch {
 
   // False while the store has lost events that the watch could not list again yet.
   bool active() const { return active_.load(); }
+  // How many times the watch had to start over (a lost deletion, the handler too far behind).
+  uint64_t start_overs() const { return start_overs_.load(); }
 
  private:
   LocalCollectionWatch(std::shared_ptr<store::Store> store, const api::KindInfo& kind,
@@ -67,6 +70,10 @@ class LocalCollectionWatch {
   // Lists and delivers the state (after RESET when `reset`) and SYNCED; the listing's revision.
   Result<int64_t> Deliver(bool reset);
   void Enqueue(const std::vector<store::Event>& events);
+  void StartOverLocked();  // mu_ held
+  // Runs the handler on one object (null: an empty object). What throws (a stored value that is
+  // not an object, a surprise of the handler) is logged and skipped; the watch goes on.
+  void Send(const char* type, const store::KeyValue* kv);
   void Run(std::stop_token stop);
   nlohmann::json Served(const store::KeyValue& kv) const;
 
@@ -77,6 +84,7 @@ class LocalCollectionWatch {
   Handler handler_;
   const Options options_;
   std::atomic<bool> active_{true};
+  std::atomic<uint64_t> start_overs_{0};
 
   std::mutex mu_;
   std::condition_variable_any wake_;

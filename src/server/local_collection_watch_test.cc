@@ -87,7 +87,10 @@ class LocalCollectionWatchTest : public ::testing::Test {
     auto started = LocalCollectionWatch::Start(
         store_, api::LeaseKind(), "v1",
         [this](const std::string& type, const json& object) {
-          if (type == "ADDED" && hold_added_) std::lock_guard wait(gate_);
+          if (type == hold_type_ && holding_) {
+            held_ = true;
+            std::lock_guard wait(gate_);
+          }
           std::lock_guard lock(mu_);
           if (object.contains("metadata")) {
             const json& meta = object["metadata"];
@@ -120,8 +123,11 @@ class LocalCollectionWatchTest : public ::testing::Test {
   std::unique_ptr<LocalCollectionWatch> watch_;
   std::mutex mu_;
   std::vector<Seen> seen_;
-  std::mutex gate_;  // an ADDED waits on it while hold_added_
-  std::atomic<bool> hold_added_{false};
+  // While holding_, the handler waits on gate_ with an event of type hold_type_ (held_ then).
+  std::mutex gate_;
+  std::string hold_type_;
+  std::atomic<bool> holding_{false};
+  std::atomic<bool> held_{false};
 };
 
 TEST_F(LocalCollectionWatchTest, TheFirstStateThenEveryChangeAsServed) {
@@ -170,22 +176,40 @@ TEST_F(LocalCollectionWatchTest, ALostDeletionStartsItOverOnceTheStoreCanList) {
 TEST_F(LocalCollectionWatchTest, AHandlerTooFarBehindGetsTheStateListedAgain) {
   const int64_t a = Write(WriteOp::Kind::kCreate, "a", "x");
   std::unique_lock closed(gate_);
-  hold_added_ = true;
+  hold_type_ = "ADDED";
+  holding_ = true;
   Start({.max_queued = 3});
   WaitFor(2);
-  Write(WriteOp::Kind::kCreate, "b", "x");  // the handler waits on it
-  EXPECT_TRUE(testing::Eventually([&] {
-    std::lock_guard lock(mu_);
-    return seen_.size() == 2;
-  }));
+  Write(WriteOp::Kind::kCreate, "b", "x");
+  EXPECT_TRUE(testing::Eventually([&] { return held_.load(); })) << "the handler waits on b";
   int64_t rv = a;
   for (int i = 0; i < 5; ++i) rv = Write(WriteOp::Kind::kUpdate, "a", "y" + std::to_string(i), rv);
-  hold_added_ = false;
+  EXPECT_TRUE(testing::Eventually([&] { return watch_->start_overs() == 1; }));
+  holding_ = false;
   closed.unlock();
   EXPECT_EQ(WaitFor(7), (std::vector<std::string>{"MODIFIED a", "SYNCED", "ADDED b", "RESET",
                                                   "MODIFIED a", "MODIFIED b", "SYNCED"}));
   std::lock_guard lock(mu_);
   EXPECT_EQ(seen_[4].resource_version, std::to_string(rv)) << "a as it is now";
+}
+
+// What changes while the state is being listed again follows the listing: nothing is lost.
+TEST_F(LocalCollectionWatchTest, ChangesDuringAStartOverFollowIt) {
+  Write(WriteOp::Kind::kCreate, "a", "x");
+  Write(WriteOp::Kind::kCreate, "b", "x");
+  std::unique_lock closed(gate_);
+  hold_type_ = "RESET";
+  holding_ = true;
+  Start();
+  WaitFor(3);
+  store_->lose_next_deletion = true;
+  Write(WriteOp::Kind::kDelete, "b", "");
+  EXPECT_TRUE(testing::Eventually([&] { return held_.load(); })) << "listed, delivering RESET";
+  Write(WriteOp::Kind::kCreate, "d", "x");
+  holding_ = false;
+  closed.unlock();
+  EXPECT_EQ(WaitFor(7), (std::vector<std::string>{"MODIFIED a", "MODIFIED b", "SYNCED", "RESET",
+                                                  "MODIFIED a", "SYNCED", "ADDED d"}));
 }
 
 TEST_F(LocalCollectionWatchTest, ASlowHandlerDoesNotHoldUpTheStoresOtherWatchers) {
