@@ -60,21 +60,30 @@ std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text, const char* w
   return span;
 }
 
-// `text` parsed with the bytes [begin, end) left out.
-nlohmann::json ParseWithout(std::string_view text, std::pair<size_t, size_t> span) {
+// `text` with the bytes [begin, end) left out.
+std::string Without(std::string_view text, std::pair<size_t, size_t> span) {
   const auto [begin, end] = span;
-  if (begin == end) return nlohmann::json::parse(text, nullptr, false);
   std::string rest;
   rest.reserve(text.size() - (end - begin));
   rest.append(text.substr(0, begin));
   rest.append(text.substr(end));
-  return nlohmann::json::parse(rest, nullptr, false);
+  return rest;
+}
+
+// `text` parsed with the bytes [begin, end) left out.
+nlohmann::json ParseWithout(std::string_view text, std::pair<size_t, size_t> span) {
+  if (span.first == span.second) return nlohmann::json::parse(text, nullptr, false);
+  return nlohmann::json::parse(Without(text, span), nullptr, false);
 }
 
 }  // namespace
 
 nlohmann::json ParseWithoutManagedFields(std::string_view text) {
   return ParseWithout(text, ManagedFieldsSpan(text, nullptr));
+}
+
+std::string TextWithoutManagedFields(std::string_view text) {
+  return Without(text, ManagedFieldsSpan(text, nullptr));
 }
 
 nlohmann::json ParseWatchEventWithoutManagedFields(std::string_view line) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 namespace tenure::api {
@@ -14,6 +15,10 @@ namespace tenure::api {
 // twice); discarded (is_discarded()) when `text` is not JSON. Text that is not an object, or
 // whose metadata has no managedFields, is parsed as it is.
 nlohmann::json ParseWithoutManagedFields(std::string_view text);
+
+// The text of the object `text` without that member, byte for byte the same otherwise; `text` as
+// it is when it has none (or is not an object, or not JSON: nothing is checked past the member).
+std::string TextWithoutManagedFields(std::string_view text);
 
 // The same for a watch event line ({"type":...,"object":{...}}): its object's
 // metadata.managedFields left out.

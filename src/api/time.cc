@@ -40,16 +40,37 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return q;
 }
 
+// Writes the `n` low decimal digits of v at p.
+void PutDigits(char* p, uint64_t v, int n) {
+  for (int i = n - 1; i >= 0; --i, v /= 10) p[i] = static_cast<char>('0' + v % 10);
+}
+
 // Writes "YYYY-MM-DDTHH:MM:SS" of whole seconds since the epoch into buf (20 bytes with NUL).
+// By hand for the years 0000-9999 (every timestamp of every write goes through here).
 void FormatSeconds(int64_t secs, char* buf, size_t size) {
   const int64_t days = FloorDiv(secs, 86400);
   const int64_t rem = secs - days * 86400;
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, y, m, d);
-  std::snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02d", static_cast<long long>(y), m, d,
-                static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
-                static_cast<int>(rem % 60));
+  if (y < 0 || y > 9999 || size < 20) {
+    std::snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02d", static_cast<long long>(y), m, d,
+                  static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
+                  static_cast<int>(rem % 60));
+    return;
+  }
+  PutDigits(buf, static_cast<uint64_t>(y), 4);
+  buf[4] = '-';
+  PutDigits(buf + 5, m, 2);
+  buf[7] = '-';
+  PutDigits(buf + 8, d, 2);
+  buf[10] = 'T';
+  PutDigits(buf + 11, static_cast<uint64_t>(rem / 3600), 2);
+  buf[13] = ':';
+  PutDigits(buf + 14, static_cast<uint64_t>(rem / 60 % 60), 2);
+  buf[16] = ':';
+  PutDigits(buf + 17, static_cast<uint64_t>(rem % 60), 2);
+  buf[19] = '\0';
 }
 
 bool Digits(std::string_view s, size_t pos, size_t n, int& out) {
@@ -152,10 +173,10 @@ std::string FormatWideTime(WideTime t, bool micro) {
   FormatSeconds(t.seconds, buf, sizeof buf);
   std::string out(buf);
   if (micro) {
-    char digits[8];
-    std::snprintf(digits, sizeof digits, "%06u", static_cast<unsigned>(t.micros % 1000000));
-    out += '.';
-    out += digits;
+    char digits[7];
+    digits[0] = '.';
+    PutDigits(digits + 1, static_cast<uint64_t>(t.micros % 1000000), 6);
+    out.append(digits, sizeof digits);
   }
   out += 'Z';
   return out;

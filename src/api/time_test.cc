@@ -80,6 +80,25 @@ TEST(TimeTest, WideTimesKeepEveryYearKubernetesAllows) {
             FormatWideTime(*ParseWideTime("2024-01-01T00:00:00.5Z"), true));
 }
 
+// Every instant of the years 0000-9999 is written in the one form ParseWideTime reads back.
+TEST(TimeTest, FormatAndParseAgreeAcrossTheYears) {
+  const int64_t first = ParseWideTime("0000-01-01T00:00:00Z")->seconds;
+  const int64_t last = ParseWideTime("9999-12-31T23:59:59Z")->seconds;
+  uint64_t state = 42;
+  for (int i = 0; i < 100000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    WideTime t;
+    t.seconds =
+        first + static_cast<int64_t>((state >> 11) % static_cast<uint64_t>(last - first + 1));
+    t.micros = static_cast<int32_t>((state >> 3) % 1000000);
+    const std::string micro = FormatWideTime(t, true);
+    ASSERT_EQ(micro.size(), 27u) << micro;
+    ASSERT_EQ(ParseWideTime(micro), t) << micro;
+    const std::string whole = FormatWideTime(t, false);
+    ASSERT_EQ(whole, micro.substr(0, 19) + "Z");
+  }
+}
+
 TEST(HumanDurationTest, MatchesKubectl) {
   EXPECT_EQ(HumanDuration(seconds(-5)), "<invalid>");
   EXPECT_EQ(HumanDuration(nanoseconds(-1500000000)), "0s");

@@ -16,6 +16,15 @@ namespace tenure::client {
 
 namespace {
 std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
+
+// A successful reply's text parsed (nlohmann's parse when `parse` is null); a failure as it came.
+Result<nlohmann::json> ParseReply(Result<std::string> text, KubeClient::ReplyParser parse) {
+  if (!text.ok()) return text.status();
+  nlohmann::json parsed =
+      parse != nullptr ? parse(*text) : nlohmann::json::parse(*text, nullptr, false);
+  if (parsed.is_discarded()) return Status::Internal("the server sent a reply that is not JSON");
+  return parsed;
+}
 }  // namespace
 
 KubeClient::KubeClient(ClusterConfig config)
@@ -159,9 +168,9 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
                                         const std::string& content_type, ReplyParser parse) {
-  if (body == nullptr) return Send(method, path, nullptr, timeout, content_type, parse);
+  if (body == nullptr) return ParseReply(Send(method, path, nullptr, timeout, content_type), parse);
   const std::string text = body->dump();
-  return Send(method, path, &text, timeout, content_type, parse);
+  return ParseReply(Send(method, path, &text, timeout, content_type), parse);
 }
 
 Result<nlohmann::json> KubeClient::CallWithText(const std::string& method, const std::string& path,
@@ -169,12 +178,19 @@ Result<nlohmann::json> KubeClient::CallWithText(const std::string& method, const
                                                 std::chrono::nanoseconds timeout,
                                                 const std::string& content_type,
                                                 ReplyParser parse) {
-  return Send(method, path, &body, timeout, content_type, parse);
+  return ParseReply(Send(method, path, &body, timeout, content_type), parse);
 }
 
-Result<nlohmann::json> KubeClient::Send(const std::string& method, const std::string& path,
-                                        const std::string* body, std::chrono::nanoseconds timeout,
-                                        const std::string& content_type, ReplyParser parse) {
+Result<std::string> KubeClient::CallForText(const std::string& method, const std::string& path,
+                                            const std::string* body,
+                                            std::chrono::nanoseconds timeout,
+                                            const std::string& content_type) {
+  return Send(method, path, body, timeout, content_type);
+}
+
+Result<std::string> KubeClient::Send(const std::string& method, const std::string& path,
+                                     const std::string* body, std::chrono::nanoseconds timeout,
+                                     const std::string& content_type) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Result<HttpReply> reply = Status::Unavailable("no server to send " + method + " " + path + " to");
   // A 401 to an exec plugin's credential runs the plugin again and repeats the request once
@@ -246,13 +262,7 @@ Result<nlohmann::json> KubeClient::Send(const std::string& method, const std::st
   }
   if (!reply.ok()) return reply.status();
   if (reply->status >= 400) return api::StatusFromResponse(reply->status, reply->body);
-  nlohmann::json parsed =
-      parse != nullptr ? parse(reply->body) : nlohmann::json::parse(reply->body, nullptr, false);
-  if (parsed.is_discarded()) {
-    return Status::Internal("the server sent a reply that is not JSON (HTTP " +
-                            std::to_string(reply->status) + ")");
-  }
-  return parsed;
+  return std::move(reply->body);
 }
 
 std::unique_ptr<Subscription> KubeClient::WatchObject(

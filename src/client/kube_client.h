@@ -68,6 +68,12 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
                                       const std::string& body, std::chrono::nanoseconds timeout,
                                       const std::string& content_type = "application/json",
                                       ReplyParser parse = nullptr);
+  // The same, returning a successful reply's text unparsed: for a caller that reads a few members
+  // of the reply and keeps the rest as text (a lock's renewal).
+  // `body` is null for none.
+  Result<std::string> CallForText(const std::string& method, const std::string& path,
+                                  const std::string* body, std::chrono::nanoseconds timeout,
+                                  const std::string& content_type = "application/json");
 
   // Events of the object `name` in the collection at `collection_path`, from one shared watch
   // per collection (resumed from the last resourceVersion, relisted after 410 Expired). Objects
@@ -121,10 +127,11 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
 
  private:
   explicit KubeClient(ClusterConfig config);
-  // Call's work, with the body as text (null: none).
-  Result<nlohmann::json> Send(const std::string& method, const std::string& path,
-                              const std::string* body, std::chrono::nanoseconds timeout,
-                              const std::string& content_type, ReplyParser parse);
+  // Call's work, with the body as text (null: none): a successful reply's text, or the Status of
+  // the failure or of the server's error reply.
+  Result<std::string> Send(const std::string& method, const std::string& path,
+                           const std::string* body, std::chrono::nanoseconds timeout,
+                           const std::string& content_type);
   std::string BearerToken();
   // At most config_.max_connections requests are in flight; more wait for a connection (bounded by
   // their timeout, served earliest deadline first), so a thousand electors share a few

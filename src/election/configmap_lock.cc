@@ -36,18 +36,15 @@ class ConfigMapLock final : public KubeObjectLock {
     metadata = std::move(encoded["metadata"]);
   }
 
-  Result<ObservedRecord> ReadRecord(const json& object) const override {
-    auto version = VersionOf(object);
-    if (!version.ok()) return version.status();
-    const api::ConfigMap configmap = api::LenientConfigMap(object);
-    ObservedRecord out;
-    out.version = *version;
+  void ReadRecord(json metadata, ObservedRecord& out) const override {
+    json alone = json::object();
+    if (!metadata.is_null()) alone["metadata"] = std::move(metadata);
+    const api::ConfigMap configmap = api::LenientConfigMap(alone);
     if (auto it = configmap.metadata.annotations.find(kLeaderAnnotation);
         it != configmap.metadata.annotations.end()) {
       out.raw = it->second;
     }
     out.record = ParseLeaderAnnotation(out.raw);
-    return out;
   }
 };
 

@@ -2,8 +2,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "api/time.h"
 
 #include "client/http_stand_in_test_util.h"
 #include "client/kube_client.h"
@@ -118,9 +122,9 @@ TEST_P(KubeLockTest, NamespaceAndNameAreEncodedInThePath) {
   EXPECT_THAT(lines[1], StartsWith("POST " + Collection("team%20a") + "?timeout="));
 }
 
-// What the locks write, byte for byte (both through the typed codec): a change here is a change
-// on the wire. An update sends the server's object back with the record written over it: fields
-// the record does not hold, even inside spec, are kept.
+// What the locks write, byte for byte (the record through the typed codec): a change here is a
+// change on the wire. An update sends the server's object back with the record written over it:
+// fields the record does not hold, even inside spec, are kept.
 TEST(KubeLockWireTest, CreateAndUpdateBodies) {
   client::HttpStandIn server;
   LeaderElectionRecord r;
@@ -162,11 +166,84 @@ TEST(KubeLockWireTest, CreateAndUpdateBodies) {
               StartsWith(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{)"
                          R"("annotations":{"control-plane.alpha.kubernetes.io/leader":)"));
   EXPECT_THAT(bodies[2], HasSubstr(R"(},"name":"leader","namespace":"default"}})"));
-  EXPECT_THAT(bodies[3], StartsWith(R"({"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap",)"
+  // The server's members in the server's order, apiVersion and kind first when it left them out.
+  EXPECT_THAT(bodies[3], StartsWith(R"({"apiVersion":"v1","kind":"ConfigMap",)"
                                     R"("metadata":{"annotations":{)"
                                     R"("control-plane.alpha.kubernetes.io/leader":)"));
   EXPECT_THAT(bodies[3], HasSubstr(R"("other":"kept"},"name":"leader","namespace":"default",)"
-                                   R"("resourceVersion":"4"}})"));
+                                   R"("resourceVersion":"4"},"data":{"k":"v"}})"));
+}
+
+// A renewal writes the spec as text when the spec read holds only the record's members, and
+// through the typed codec when it holds a member of a newer server's (kept): both write the same
+// record, member for member, and the text is what the codec would write, byte for byte.
+TEST(KubeLockWireTest, ARenewalWritesTheSpecTheTypedCodecWrites) {
+  const auto at = [](int year, std::chrono::nanoseconds in_day) {
+    return api::Timestamp(std::chrono::sys_days{std::chrono::year{year} / 3 / 4} + in_day);
+  };
+  std::vector<LeaderElectionRecord> records(6);
+  records[0].holder_identity = "me";
+  records[0].lease_duration_seconds = 15;
+  records[0].acquire_time = at(2026, 1h + 999999999ns);
+  records[0].renew_time = at(2026, 2h + 5us);
+  records[1] = {};  // nobody: times at the epoch, every number 0
+  records[2].holder_identity = "\u00e9t\u00e9 \"quoted\" \\ \n";
+  records[2].leader_transitions = 2147483647;
+  records[2].lease_duration_seconds = -1;
+  records[2].acquire_time = at(1900, 0ns);
+  records[2].renew_time = at(2200, 23h);
+  records[3] = records[0];
+  records[3].strategy = "OldestEmulationVersion";
+  records[3].preferred_holder = "next";
+  records[4] = records[0];
+  records[4].strategy = "example.com/mine";
+  records[5] = records[0];
+  records[5].preferred_holder = "only";
+  const std::string head =
+      R"({"metadata":{"name":"l","namespace":"default","resourceVersion":"4"},)";
+  for (size_t i = 0; i < records.size(); ++i) {
+    client::HttpStandIn server;
+    auto lock = NewLeaseLock(ClusterOf(server), {"default", "l", "me", false});
+    // Every member of the record, odd values included: written as text.
+    server.Reply(200, head + R"("spec":{"holderIdentity":"x","leaseDurationSeconds":"bad",)"
+                             R"("acquireTime":null,"renewTime":"2026-01-01T00:00:00Z",)"
+                             R"("leaseTransitions":1,"strategy":"s","preferredHolder":"p"}})");
+    ASSERT_TRUE(lock->Get(5s).ok());
+    ASSERT_TRUE(lock->Update(records[i], 5s).ok());
+    // A member of a newer server's: written through the codec, and kept.
+    server.Reply(200, head + R"("spec":{"holderIdentity":"x","newer":{"a":[1]}}})");
+    ASSERT_TRUE(lock->Get(5s).ok());
+    ASSERT_TRUE(lock->Update(records[i], 5s).ok());
+    auto bodies = server.request_bodies();  // GET, PUT, GET, PUT
+    ASSERT_EQ(bodies.size(), 4u);
+    bodies = {bodies[1], bodies[3]};
+    const nlohmann::json as_text = nlohmann::json::parse(bodies[0])["spec"];
+    nlohmann::json through_codec = nlohmann::json::parse(bodies[1])["spec"];
+    EXPECT_EQ(through_codec["newer"], nlohmann::json::parse(R"({"a":[1]})")) << i;
+    through_codec.erase("newer");
+    EXPECT_EQ(as_text, through_codec) << i;
+    EXPECT_THAT(bodies[0], HasSubstr(R"("spec":)" + as_text.dump() + "}")) << i;
+  }
+}
+
+// The object is sent back without its managedFields, every other byte of it as it came.
+TEST(KubeLockWireTest, AnUpdateSendsTheObjectBackWithoutItsManagedFields) {
+  client::HttpStandIn server;
+  auto lock = NewLeaseLock(ClusterOf(server), {"default", "l", "me", false});
+  server.Reply(200, R"({"kind":"Lease", "apiVersion":"coordination.k8s.io/v1","metadata":)"
+                    R"({"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}], "name":"l",)"
+                    R"("resourceVersion":"9","labels":{"a":"\u0062"}},"spec":{},"status":[1, 2]})");
+  ASSERT_TRUE(lock->Get(5s).ok());
+  LeaderElectionRecord r;
+  r.holder_identity = "me";
+  ASSERT_TRUE(lock->Update(r, 5s).ok());
+  auto bodies = server.request_bodies();  // GET, PUT
+  ASSERT_EQ(bodies.size(), 2u);
+  bodies.erase(bodies.begin());
+  EXPECT_THAT(bodies[0], StartsWith(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)"
+                                    R"("metadata":{ "name":"l","resourceVersion":"9",)"
+                                    R"("labels":{"a":"\u0062"}},"spec":{"acquireTime":)"));
+  EXPECT_THAT(bodies[0], HasSubstr(R"(},"status":[1, 2]})"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Locks, KubeLockTest, ::testing::ValuesIn(kLockKinds),

@@ -6,6 +6,7 @@
 
 #include "api/api_paths.h"
 #include "api/codec.h"
+#include "api/object_members.h"
 #include "api/object_meta_validation.h"
 #include "api/parse_without_managed_fields.h"
 #include "api/resource_version.h"
@@ -68,6 +69,13 @@ bool KubeObjectLock::HasLabels(const json& object) const {
 
 KubeObjectLock::~KubeObjectLock() = default;
 
+Status KubeObjectLock::NotAVersion(std::string_view shown) const {
+  return Status::Internal(std::string(kind_.kind) + " " + Describe() +
+                          ": the server sent metadata.resourceVersion " + std::string(shown) +
+                          ", which is not a decimal integer of at most 9223372036854775807 (a "
+                          "lock's version orders its writes and is its leader's fencing token)");
+}
+
 Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
   if (!object.is_object()) {
     return Status::Internal(std::string(kind_.kind) + " " + Describe() +
@@ -80,13 +88,64 @@ Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
   if (rv == nullptr) return int64_t{0};
   std::optional<uint64_t> version;
   if (rv->is_string()) version = api::ParseResourceVersion(rv->get_ref<const std::string&>());
-  if (!version || *version > uint64_t{INT64_MAX}) {
-    return Status::Internal(std::string(kind_.kind) + " " + Describe() +
-                            ": the server sent metadata.resourceVersion " + rv->dump() +
-                            ", which is not a decimal integer of at most 9223372036854775807 (a "
-                            "lock's version orders its writes and is its leader's fencing token)");
-  }
+  if (!version || *version > uint64_t{INT64_MAX}) return NotAVersion(rv->dump());
   return static_cast<int64_t>(*version);
+}
+
+Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) const {
+  KeptText kept;
+  kept.text = api::TextWithoutManagedFields(object);
+  auto members = api::ReadObjectMembers(kept.text);
+  if (!members) {
+    return Status::Internal(std::string(kind_.kind) + " " + Describe() +
+                            ": the server sent a reply that is not a JSON object");
+  }
+  kept.members = std::move(*members);
+  // metadata.resourceVersion, read as VersionOf reads it from a tree.
+  if (const api::ObjectMember* meta = api::FindMember(kept.members, "metadata")) {
+    const std::string_view meta_text(kept.text.data() + meta->begin, meta->end - meta->begin);
+    if (auto fields = api::ReadObjectMembers(meta_text)) {
+      if (const api::ObjectMember* rv = api::FindMember(*fields, "resourceVersion")) {
+        const std::string_view rv_text = meta_text.substr(rv->begin, rv->end - rv->begin);
+        std::optional<uint64_t> version;
+        if (auto decoded = api::DecodeString(rv_text)) {
+          version = api::ParseResourceVersion(*decoded);
+        }
+        if (!version || *version > uint64_t{INT64_MAX}) {
+          return NotAVersion(json::parse(rv_text).dump());
+        }
+        kept.version = static_cast<int64_t>(*version);
+      }
+    }
+  }
+  if (!options_.labels.empty())
+    kept.has_labels = HasLabels({{"metadata", MemberOf(kept, "metadata")}});
+  return kept;
+}
+
+json KubeObjectLock::MemberOf(const KeptText& kept, std::string_view key) {
+  const api::ObjectMember* member = api::FindMember(kept.members, key);
+  if (member == nullptr) return nullptr;
+  // Checked when kept.
+  return json::parse(kept.text.begin() + member->begin, kept.text.begin() + member->end);
+}
+
+Result<ObservedRecord> KubeObjectLock::RecordOf(const json& object) const {
+  auto version = VersionOf(object);
+  if (!version.ok()) return version.status();
+  ObservedRecord out;
+  out.version = *version;
+  json member;
+  if (auto it = object.find(RecordMember()); it != object.end()) member = *it;
+  ReadRecord(std::move(member), out);
+  return out;
+}
+
+ObservedRecord KubeObjectLock::RecordOf(const KeptText& kept) const {
+  ObservedRecord out;
+  out.version = kept.version;
+  ReadRecord(MemberOf(kept, RecordMember()), out);
+  return out;
 }
 
 namespace {
@@ -103,39 +162,37 @@ json WithoutManagedFields(json object) {
 
 }  // namespace
 
-Result<ObservedRecord> KubeObjectLock::Remember(json object, bool own_write) {
-  auto record = ReadRecord(object);
-  if (!record.ok()) return record;
-  auto kept = std::make_shared<const json>(WithoutManagedFields(std::move(object)));
+Result<ObservedRecord> KubeObjectLock::Remember(Result<std::string> reply, bool own_write) {
+  if (!reply.ok()) return reply.status();
+  auto kept = Keep(*reply);
+  if (!kept.ok()) return kept.status();
+  ObservedRecord record = RecordOf(*kept);
+  auto shared = std::make_shared<const KeptText>(std::move(*kept));
   std::lock_guard lock(mu_);
-  cached_ = std::move(kept);
-  cached_version_ = record->version;
-  auto version = static_cast<uint64_t>(record->version);
+  cached_ = std::move(shared);
+  auto version = static_cast<uint64_t>(record.version);
   if (own_write && version > known_version_->load()) known_version_->store(version);
   return record;
 }
 
 Result<ObservedRecord> KubeObjectLock::Get(Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  auto object = KubeClientOf(*cluster_).Call("GET", object_path_, nullptr, timeout,
-                                             "application/json", api::ParseWithoutManagedFields);
-  if (!object.ok()) return object.status();
-  return Remember(std::move(*object), /*own_write=*/false);
+  return Remember(KubeClientOf(*cluster_).CallForText("GET", object_path_, nullptr, timeout),
+                  /*own_write=*/false);
 }
 
 Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record, Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
   json object = NewObject(record);
   if (object.is_object()) AddLabels(object["metadata"]);
-  auto created = KubeClientOf(*cluster_).Call("POST", collection_path_, &object, timeout,
-                                              "application/json", api::ParseWithoutManagedFields);
-  if (!created.ok()) return created.status();
-  return Remember(std::move(*created), /*own_write=*/true);
+  const std::string body = object.dump();
+  return Remember(KubeClientOf(*cluster_).CallForText("POST", collection_path_, &body, timeout),
+                  /*own_write=*/true);
 }
 
 Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record, Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  std::shared_ptr<const json> object;
+  std::shared_ptr<const KeptText> object;
   {
     std::lock_guard lock(mu_);
     if (!cached_) return Status::NotFound(Describe() + ": not read yet");
@@ -147,77 +204,61 @@ Result<ObservedRecord> KubeObjectLock::Update(const LeaderElectionRecord& record
 Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& record, int64_t version,
                                                 Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
-  std::shared_ptr<const json> object;
+  std::shared_ptr<const KeptText> object;
+  std::shared_ptr<const json> watched;
   {
     std::lock_guard lock(mu_);
-    if (cached_ && cached_version_ == version) {
+    if (cached_ && cached_->version == version) {
       object = cached_;
     } else if (watched_ && watched_->version == version) {
-      object = watched_->object;
+      watched = watched_->object;
     } else {
       return Status::Conflict(Describe() + ": version " + std::to_string(version) +
                               " is not at hand");
     }
   }
-  return Put(*object, record, timeout);
+  if (object) return Put(*object, record, timeout);
+  auto kept = Keep(watched->dump());  // a takeover: rare, and read from the watch as a tree
+  if (!kept.ok()) return kept.status();
+  return Put(*kept, record, timeout);
 }
 
-namespace {
-
-// The text of the object `base` with the members `changed` in place of its own (or added): a
-// write of a few members of a kept object without copying the rest of it. The same text as
-// base's dump() after the change (members in key order, as nlohmann keeps them).
-std::string DumpWith(const json& base, const std::map<std::string, json, std::less<>>& changed) {
-  std::string out = "{";
-  const auto add = [&](const std::string& key, const json& value) {
-    if (out.size() > 1) out += ',';
-    out += json(key).dump();
-    out += ':';
-    out += value.dump();
-  };
-  auto next_change = changed.begin();
-  for (auto member = base.begin(); member != base.end(); ++member) {
-    const std::string& key = member.key();
-    for (; next_change != changed.end() && next_change->first < key; ++next_change) {
-      add(next_change->first, next_change->second);
-    }
-    if (next_change != changed.end() && next_change->first == key) {
-      add(key, next_change->second);
-      ++next_change;
-    } else {
-      add(key, member.value());
-    }
-  }
-  for (; next_change != changed.end(); ++next_change) add(next_change->first, next_change->second);
-  out += '}';
-  return out;
-}
-
-}  // namespace
-
-Result<ObservedRecord> KubeObjectLock::Put(const json& base, const LeaderElectionRecord& record,
+Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderElectionRecord& record,
                                            Timeout timeout) {
   // Only the record's member changes (and the metadata, for labels it lacks); everything else,
   // metadata.resourceVersion included, goes as it was read: a compare-and-swap.
-  std::map<std::string, json, std::less<>> changed;
-  // A body names its kind, whatever the object read did (kube-apiserver refuses one without).
-  changed["apiVersion"] = kind_.api_version(version_);
-  changed["kind"] = kind_.kind;
-  json& member = changed[RecordMember()];
-  if (auto it = base.find(RecordMember()); it != base.end()) member = *it;
-  PutRecord(member, record);
-  if (!HasLabels(base)) {
-    auto [metadata, added] = changed.try_emplace("metadata");
-    if (added) {
-      if (auto it = base.find("metadata"); it != base.end()) metadata->second = *it;
-    }
-    AddLabels(metadata->second);
+  const std::string_view member_name = RecordMember();
+  std::string member;
+  if (const api::ObjectMember* kept = api::FindMember(base.members, member_name)) {
+    member = base.text.substr(kept->begin, kept->end - kept->begin);
   }
-  auto updated =
-      KubeClientOf(*cluster_).CallWithText("PUT", object_path_, DumpWith(base, changed), timeout,
-                                           "application/json", api::ParseWithoutManagedFields);
-  if (!updated.ok()) return updated.status();
-  return Remember(std::move(*updated), /*own_write=*/true);
+  if (auto text = PutRecordText(member, record)) {
+    member = std::move(*text);
+  } else {
+    json value = member.empty() ? json() : json::parse(member);  // checked when kept
+    PutRecord(value, record);
+    member = value.dump();
+  }
+  // A body names its kind, whatever the object read did (kube-apiserver refuses one without).
+  const std::string api_version = json(kind_.api_version(version_)).dump();
+  const std::string kind = json(kind_.kind).dump();
+  std::vector<std::pair<std::string_view, std::string_view>> replace = {
+      {"apiVersion", api_version}, {"kind", kind}, {member_name, member}};
+  std::string metadata;
+  if (!base.has_labels) {
+    json labelled = member_name == "metadata" ? json::parse(member) : MemberOf(base, "metadata");
+    AddLabels(labelled);
+    if (member_name == "metadata") {
+      member = labelled.dump();
+      replace[2].second = member;
+    } else {
+      metadata = labelled.dump();
+      replace.emplace_back("metadata", metadata);
+    }
+  }
+  const std::string body = api::ReplaceMembers(base.text, base.members, replace);
+  return Remember(KubeClientOf(*cluster_).CallForText("PUT", object_path_, &body, timeout),
+                  /*own_write=*/true);
 }
 
 namespace {
@@ -257,7 +298,7 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
           on_change(gone);
           return;
         }
-        auto record = ReadRecord(object);
+        auto record = RecordOf(object);
         if (!record.ok()) return;
         // Kept for a takeover (UpdateAt); not the echo of a renewal of ours, which is most of
         // what a leader's watch brings, and which its own write already gave it.
@@ -279,7 +320,7 @@ void KubeObjectLock::RecordEvent(std::string_view reason, std::string_view messa
   std::string uid;
   {
     std::lock_guard lock(mu_);
-    if (cached_) uid = api::LenientMetadata(*cached_).uid;
+    if (cached_) uid = api::LenientMetadata({{"metadata", MemberOf(*cached_, "metadata")}}).uid;
   }
   events_.Record({kind_.api_version(version_), std::string(kind_.kind), options_.namespace_,
                   options_.name, uid},

@@ -13,8 +13,12 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "api/kinds.h"
+#include "api/object_members.h"
 #include "client/event_recorder.h"
 #include "client/kube_client.h"
 #include "tenure/kube_locks.h"
@@ -47,8 +51,17 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   virtual const char* RecordMember() const = 0;
   // Writes `record` into that member of an existing object (null when the object has none).
   virtual void PutRecord(nlohmann::json& member, const LeaderElectionRecord& record) const = 0;
-  // The record in an object, and its raw form (an object without one holds the empty record).
-  virtual Result<ObservedRecord> ReadRecord(const nlohmann::json& object) const = 0;
+  // The same on the member's JSON text ("" when the object has none), without a tree: nullopt
+  // when this lock cannot (PutRecord then does it). A renewal's fast path.
+  virtual std::optional<std::string> PutRecordText(std::string_view member,
+                                                   const LeaderElectionRecord& record) const {
+    (void)member;
+    (void)record;
+    return std::nullopt;
+  }
+  // The record in the record member of an object (null when it has none), and its raw form, into
+  // out.record and out.raw (an object without one holds the empty record).
+  virtual void ReadRecord(nlohmann::json member, ObservedRecord& out) const = 0;
   // The record's version: the object's metadata.resourceVersion (0 when it has none); Internal
   // when the server sent one that is not a decimal integer in int64 range.
   Result<int64_t> VersionOf(const nlohmann::json& object) const;
@@ -56,12 +69,31 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   const KubeLockOptions& options() const { return options_; }
 
  private:
+  // An object kept for the next write: its text without metadata.managedFields (an update that
+  // omits them keeps the stored ones, as kube's field manager starts from the live object's), read
+  // into its top-level members, so a renewal sends it back with only its record member rewritten
+  // and reads the reply without building a tree of it.
+  struct KeptText {
+    std::string text;
+    std::vector<api::ObjectMember> members;
+    int64_t version = 0;
+    bool has_labels = true;  // carries every label of the options
+  };
+  // An object's text as kept; Internal when it is not a JSON object or its version is not one.
+  Result<KeptText> Keep(std::string_view object) const;
+  // The member `key` of a kept object parsed (null when it has none).
+  static nlohmann::json MemberOf(const KeptText& kept, std::string_view key);
+  // The record of an object, read from a tree (a watch event's) or from a kept text.
+  Result<ObservedRecord> RecordOf(const nlohmann::json& object) const;
+  ObservedRecord RecordOf(const KeptText& kept) const;
   // Takes in what the server returned; a reply whose record cannot be read is not kept. The
   // reply to a write of this lock (`own_write`) also tells its watch to skip that write's echo.
-  Result<ObservedRecord> Remember(nlohmann::json object, bool own_write);
+  Result<ObservedRecord> Remember(Result<std::string> reply, bool own_write);
   // PUTs `base` with `record` in it: a compare-and-swap on base's resourceVersion.
-  Result<ObservedRecord> Put(const nlohmann::json& base, const LeaderElectionRecord& record,
+  Result<ObservedRecord> Put(const KeptText& base, const LeaderElectionRecord& record,
                              Timeout timeout);
+  // Internal: a version the server sent that is not one (`shown` as it came).
+  Status NotAVersion(std::string_view shown) const;
   // Puts the options' labels on an object's metadata about to be written.
   void AddLabels(nlohmann::json& metadata) const;
   // Whether an object's metadata already carries every label of the options.
@@ -81,8 +113,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   Status invalid_;               // labels the server would refuse: every call fails with it
   std::mutex mu_;
   // The object as last read or written, never changed once kept: a write reads it without a copy.
-  std::shared_ptr<const nlohmann::json> cached_;
-  int64_t cached_version_ = 0;
+  std::shared_ptr<const KeptText> cached_;
   std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
   // The newest version this lock wrote: the watch skips events at or below it (the echoes of
   // its own writes), unparsed. Not raised by reads: a read's caller may not observe what it

@@ -1,5 +1,10 @@
 // LeaseLock: the record is a coordination.k8s.io/v1 Lease's spec.
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "api/codec.h"
+#include "api/object_members.h"
 #include "api/time.h"
 #include "election/kube_object_lock.h"
 
@@ -30,6 +35,37 @@ json SpecAlone(json spec) {
   return alone;
 }
 
+// The members of a LeaseSpec, every one of which SpecOf writes or leaves out.
+bool IsRecordMember(std::string_view key) {
+  return key == "holderIdentity" || key == "leaseDurationSeconds" || key == "acquireTime" ||
+         key == "renewTime" || key == "leaseTransitions" || key == "strategy" ||
+         key == "preferredHolder";
+}
+
+// `spec` as JSON text, member for member what api::ToJson writes for it (in key order).
+std::string SpecText(const api::LeaseSpec& spec) {
+  std::string out = "{";
+  const auto add = [&](const char* key, const std::string& value) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += key;
+    out += "\":";
+    out += value;
+  };
+  const auto quoted = [](const std::string& text) { return json(text).dump(); };
+  if (spec.acquire_time) add("acquireTime", quoted(api::FormatMicroTime(*spec.acquire_time)));
+  if (spec.holder_identity) add("holderIdentity", quoted(*spec.holder_identity));
+  if (spec.lease_duration_seconds) {
+    add("leaseDurationSeconds", std::to_string(*spec.lease_duration_seconds));
+  }
+  if (spec.lease_transitions) add("leaseTransitions", std::to_string(*spec.lease_transitions));
+  if (spec.preferred_holder) add("preferredHolder", quoted(*spec.preferred_holder));
+  if (spec.renew_time) add("renewTime", quoted(api::FormatMicroTime(*spec.renew_time)));
+  if (spec.strategy) add("strategy", quoted(*spec.strategy));
+  out += '}';
+  return out;
+}
+
 class LeaseLock final : public KubeObjectLock {
  public:
   LeaseLock(std::shared_ptr<Cluster> cluster, KubeLockOptions options)
@@ -57,16 +93,25 @@ class LeaseLock final : public KubeObjectLock {
     spec = std::move(encoded["spec"]);
   }
 
+  // Without a tree when the spec read holds nothing but the members SpecOf writes (nothing of a
+  // newer server's to keep): the text of SpecOf(r), as api::ToJson writes it.
+  std::optional<std::string> PutRecordText(std::string_view spec,
+                                           const LeaderElectionRecord& r) const override {
+    if (!spec.empty() && spec != "null") {
+      auto members = api::ReadObjectMembers(spec);
+      if (!members) return std::nullopt;
+      for (const api::ObjectMember& member : *members) {
+        if (!IsRecordMember(member.key)) return std::nullopt;
+      }
+    }
+    return SpecText(SpecOf(r));
+  }
+
   // Leniently: this runs on every renewal's reply and every watched change, and must read what
   // another client wrote (an unreadable time is the epoch, as client-go's zero time).
-  Result<ObservedRecord> ReadRecord(const json& object) const override {
-    auto version = VersionOf(object);
-    if (!version.ok()) return version.status();
-    json alone = json::object();
-    if (auto it = object.find("spec"); it != object.end()) alone = SpecAlone(*it);
+  void ReadRecord(json member, ObservedRecord& out) const override {
+    const json alone = SpecAlone(std::move(member));
     const api::LeaseSpec spec = api::LenientLease(alone).spec;
-    ObservedRecord out;
-    out.version = *version;
     LeaderElectionRecord& r = out.record;
     r.holder_identity = spec.holder_identity.value_or("");
     r.lease_duration_seconds = spec.lease_duration_seconds.value_or(0);
@@ -76,7 +121,6 @@ class LeaseLock final : public KubeObjectLock {
     r.strategy = spec.strategy.value_or("");
     r.preferred_holder = spec.preferred_holder.value_or("");
     out.raw = alone.value("spec", json::object()).dump();  // the bytes as stored, not as read
-    return out;
   }
 };
 
