@@ -13,9 +13,8 @@ namespace {
 using Step = JsonScanner::Step;
 
 // The bytes [begin, end) of `text` that hold metadata.managedFields with one comma beside it, so
-// that what is left is the same object without that member; {0, 0} when there is none. The
-// object is the text itself, or its member `wrapper` (a watch event's "object").
-std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text, const char* wrapper) {
+// that what is left is the same object without that member; {0, 0} when there is none.
+std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text) {
   std::pair<size_t, size_t> span{0, 0};
   JsonScanner scan(text);
   const auto at = [&](const char* p) { return static_cast<size_t>(p - text.data()); };
@@ -47,16 +46,7 @@ std::pair<size_t, size_t> ManagedFieldsSpan(std::string_view text, const char* w
     }
     return Step::kStop;  // no managedFields: parse the text as it is
   };
-  if (wrapper == nullptr) {
-    scan.Members(in_object);
-  } else {
-    scan.Members([&](const std::string& key) {
-      if (key != wrapper || scan.Peek() != '{') {
-        return scan.SkipValue() ? Step::kNext : Step::kError;
-      }
-      return scan.Members(in_object) == Step::kError ? Step::kError : Step::kStop;
-    });
-  }
+  scan.Members(in_object);
   return span;
 }
 
@@ -79,15 +69,11 @@ nlohmann::json ParseWithout(std::string_view text, std::pair<size_t, size_t> spa
 }  // namespace
 
 nlohmann::json ParseWithoutManagedFields(std::string_view text) {
-  return ParseWithout(text, ManagedFieldsSpan(text, nullptr));
+  return ParseWithout(text, ManagedFieldsSpan(text));
 }
 
 std::string TextWithoutManagedFields(std::string_view text) {
-  return Without(text, ManagedFieldsSpan(text, nullptr));
-}
-
-nlohmann::json ParseWatchEventWithoutManagedFields(std::string_view line) {
-  return ParseWithout(line, ManagedFieldsSpan(line, "object"));
+  return Without(text, ManagedFieldsSpan(text));
 }
 
 }  // namespace tenure::api

@@ -20,8 +20,4 @@ nlohmann::json ParseWithoutManagedFields(std::string_view text);
 // it is when it has none (or is not an object, or not JSON: nothing is checked past the member).
 std::string TextWithoutManagedFields(std::string_view text);
 
-// The same for a watch event line ({"type":...,"object":{...}}): its object's
-// metadata.managedFields left out.
-nlohmann::json ParseWatchEventWithoutManagedFields(std::string_view line);
-
 }  // namespace tenure::api

@@ -52,21 +52,5 @@ TEST(ParseWithoutManagedFieldsTest, OtherTextIsParsedAsItIs) {
   }
 }
 
-TEST(ParseWithoutManagedFieldsTest, AWatchEventsObjectLosesItsManagedFields) {
-  const std::string object =
-      R"({"kind":"Lease","metadata":{"managedFields":[{"manager":"m"}],"name":"a"},"spec":{}})";
-  for (const std::string& line : {R"({"type":"MODIFIED","object":)" + object + "}",
-                                  R"({"object":)" + object + R"(,"type":"ADDED"})"}) {
-    json expected = json::parse(line);
-    expected["object"]["metadata"].erase("managedFields");
-    EXPECT_EQ(ParseWatchEventWithoutManagedFields(line), expected) << line;
-  }
-  // Only the event's object: a top-level metadata is not its object's.
-  const std::string top = R"({"metadata":{"managedFields":[1]},"object":{"spec":{}}})";
-  EXPECT_EQ(ParseWatchEventWithoutManagedFields(top), json::parse(top));
-  EXPECT_TRUE(ParseWatchEventWithoutManagedFields(R"({"object":{"metadata":{"managedFields":[}}})")
-                  .is_discarded());
-}
-
 }  // namespace
 }  // namespace tenure::api

@@ -271,6 +271,12 @@ std::unique_ptr<Subscription> KubeClient::WatchObject(
   return watches_->Subscribe(collection_path, name, std::move(handler), std::move(known));
 }
 
+std::unique_ptr<Subscription> KubeClient::WatchObjectText(
+    const std::string& collection_path, const std::string& name, ObjectTextHandler handler,
+    std::shared_ptr<const std::atomic<uint64_t>> known) {
+  return watches_->SubscribeText(collection_path, name, std::move(handler), std::move(known));
+}
+
 std::unique_ptr<Subscription> KubeClient::WatchCollection(const std::string& collection_path,
                                                           ObjectEventHandler handler,
                                                           ObjectFilter wants) {

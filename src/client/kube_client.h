@@ -36,6 +36,9 @@ class WatchMultiplexer;
 // Receives the watch events of one object: type is ADDED, MODIFIED or DELETED.
 using ObjectEventHandler =
     std::function<void(const std::string& type, const nlohmann::json& object)>;
+// The same with the object as JSON text, as the server sent it (managedFields included): for a
+// subscriber that reads a few members of it and keeps the rest as text (a lock).
+using ObjectTextHandler = std::function<void(const std::string& type, std::string_view object)>;
 // Whether a collection subscriber wants the events of the object `name` in `namespace_` ("" for
 // a cluster-scoped one). Asked on the watch thread, before an event is parsed, for every event
 // and listed object: it must be quick, must not block and must not call the client.
@@ -88,6 +91,10 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   // renewal gave it already).
   std::unique_ptr<Subscription> WatchObject(
       const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+      std::shared_ptr<const std::atomic<uint64_t>> known = nullptr);
+  // The same with each object as text: an event only such subscribers want is not parsed.
+  std::unique_ptr<Subscription> WatchObjectText(
+      const std::string& collection_path, const std::string& name, ObjectTextHandler handler,
       std::shared_ptr<const std::atomic<uint64_t>> known = nullptr);
 
   // Every event of the collection at `collection_path` (which may span all namespaces, e.g.

@@ -10,6 +10,7 @@
 
 #include "api/api_paths.h"
 #include "api/object_head.h"
+#include "api/object_members.h"
 #include "api/parse_without_managed_fields.h"
 #include "api/resource_version.h"
 #include "client/endpoint_rotation.h"
@@ -26,13 +27,15 @@ class CollectionWatch {
   ~CollectionWatch() { Stop(); }
 
   // `name` "" subscribes to every object of the collection (and to "SYNCED").
-  int Add(const std::string& name, ObjectEventHandler handler,
+  // Each subscriber has one handler: of trees, or of text (`text_handler`, named ones only).
+  int Add(const std::string& name, ObjectEventHandler handler, ObjectTextHandler text_handler,
           std::shared_ptr<const std::atomic<uint64_t>> known, ObjectFilter wants) {
     std::lock_guard lock(mu_);
     int id = next_id_++;
     auto entry = std::make_shared<Entry>();
     entry->name = name;
     entry->handler = std::move(handler);
+    entry->text_handler = std::move(text_handler);
     entry->known = std::move(known);
     entry->wants = std::move(wants);
     entries_[id] = entry;
@@ -96,9 +99,12 @@ class CollectionWatch {
   }
 
  private:
+  // Names are unique per namespace only: a collection of all namespaces is keyed by both.
+  using ObjectKey = std::pair<std::string, std::string>;  // namespace, name
   struct Entry {
     std::string name;
     ObjectEventHandler handler;
+    ObjectTextHandler text_handler;  // instead of `handler`
     // The newest version of the object the subscriber has (null: it wants every event).
     std::shared_ptr<const std::atomic<uint64_t>> known;
     // A collection subscriber's choice of objects (null: all of them).
@@ -115,12 +121,46 @@ class CollectionWatch {
     }
   };
 
+  // An event's object, as a tree or as text, each made from the other only when a subscriber
+  // asks for it: an event whose only subscribers read text is never parsed whole.
+  class ObjectView {
+   public:
+    explicit ObjectView(const json& tree) : tree_(&tree) {}
+    explicit ObjectView(std::string_view text) : text_(text) {}
+    // Without metadata.managedFields, as the watch delivers trees.
+    const json& Tree() {
+      if (tree_ == nullptr) {
+        parsed_ = api::ParseWithoutManagedFields(text_);
+        tree_ = &parsed_;
+      }
+      return *tree_;
+    }
+    std::string_view Text() {
+      if (tree_ != nullptr && text_.data() == nullptr) {
+        dumped_ = tree_->dump();
+        text_ = dumped_;
+      }
+      return text_;
+    }
+
+   private:
+    const json* tree_ = nullptr;
+    std::string_view text_;
+    json parsed_;
+    std::string dumped_;
+  };
+
   // Collection subscribers (name "") get every event, and "SYNCED" after each complete listing.
   // Subscribers are found by name: a process with thousands of electors on one collection pays
   // for the event's own subscribers only, not for every subscriber.
   // `version`: the event's resourceVersion as a number (0 when it has none that orders).
   void Deliver(const std::string& type, const json& object, uint64_t version) {
-    const auto [namespace_, name] = KeyOf(object);
+    ObjectView view(object);
+    Deliver(type, KeyOf(object), view, version);
+  }
+  void Deliver(const std::string& type, const ObjectKey& key, ObjectView& object,
+               uint64_t version) {
+    const auto& [namespace_, name] = key;
     std::vector<std::shared_ptr<Entry>> targets;
     {
       std::lock_guard lock(mu_);
@@ -137,7 +177,12 @@ class CollectionWatch {
     }
     for (const auto& e : targets) {
       std::lock_guard lock(e->mu);
-      if (e->alive) e->handler(type, object);
+      if (!e->alive) continue;
+      if (e->text_handler) {
+        e->text_handler(type, object.Text());
+      } else {
+        e->handler(type, object.Tree());
+      }
     }
   }
 
@@ -160,8 +205,6 @@ class CollectionWatch {
     return api::ParseResourceVersion(resource_version).value_or(0);
   }
 
-  // Names are unique per namespace only: a collection of all namespaces is keyed by both.
-  using ObjectKey = std::pair<std::string, std::string>;  // namespace, name
   static ObjectKey KeyOf(const json& object) {
     return {object.value("/metadata/namespace"_json_pointer, std::string()),
             object.value("/metadata/name"_json_pointer, std::string())};
@@ -297,24 +340,30 @@ class CollectionWatch {
         if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK") {
           continue;
         }
-        // A wanted event is parsed whole before it counts as received: a line whose head reads
-        // but whose rest does not is skipped, and the resume point does not move past it.
-        json event;
+        // A wanted event is checked whole before it counts as received: a line whose head reads
+        // but whose rest does not is skipped, and the resume point does not move past it. It is
+        // parsed only for subscribers of trees (ObjectView).
+        std::string_view object_text;
         const uint64_t version = VersionNumber(head.resource_version);
         if (type != "BOOKMARK" && Wanted(head.namespace_, head.name, version)) {
-          event = api::ParseWatchEventWithoutManagedFields(*line);
-          if (!event.is_object()) continue;
+          auto members = api::ReadObjectMembers(*line);
+          const api::ObjectMember* object = members ? api::FindMember(*members, "object") : nullptr;
+          if (object == nullptr || (*line)[object->begin] != '{') continue;
+          object_text = std::string_view(*line).substr(object->begin, object->end - object->begin);
         }
         heard = true;
         delay = std::chrono::milliseconds(100);  // the stream works: the next pause starts short
         if (!head.resource_version.empty()) rv = head.resource_version;
         if (type == "BOOKMARK") continue;
         ObjectKey key{head.namespace_, head.name};
+        if (object_text.data() != nullptr) {
+          ObjectView view(object_text);
+          Deliver(type, key, view, version);
+        }
         if (type == "DELETED")
           known_.erase(key);
         else
           known_.insert(std::move(key));
-        if (event.is_object()) Deliver(type, event["object"], version);
       }
       connected_ = false;
       {
@@ -392,10 +441,25 @@ WatchMultiplexer::~WatchMultiplexer() {
 std::unique_ptr<Subscription> WatchMultiplexer::Subscribe(
     const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
     std::shared_ptr<const std::atomic<uint64_t>> known, ObjectFilter wants) {
+  return Add(collection_path, name, std::move(handler), nullptr, std::move(known),
+             std::move(wants));
+}
+
+std::unique_ptr<Subscription> WatchMultiplexer::SubscribeText(
+    const std::string& collection_path, const std::string& name, ObjectTextHandler handler,
+    std::shared_ptr<const std::atomic<uint64_t>> known) {
+  return Add(collection_path, name, nullptr, std::move(handler), std::move(known), nullptr);
+}
+
+std::unique_ptr<Subscription> WatchMultiplexer::Add(
+    const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
+    ObjectTextHandler text_handler, std::shared_ptr<const std::atomic<uint64_t>> known,
+    ObjectFilter wants) {
   std::lock_guard lock(mu_);
   auto& watch = watches_[collection_path];
   if (!watch) watch = std::make_shared<CollectionWatch>(client_, collection_path);
-  int id = watch->Add(name, std::move(handler), std::move(known), std::move(wants));
+  int id = watch->Add(name, std::move(handler), std::move(text_handler), std::move(known),
+                      std::move(wants));
   return std::make_unique<MultiplexedSubscription>(*this, collection_path, id, watch);
 }
 

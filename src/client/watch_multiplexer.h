@@ -28,9 +28,17 @@ class WatchMultiplexer {
   std::unique_ptr<Subscription> Subscribe(
       const std::string& collection_path, const std::string& name, ObjectEventHandler handler,
       std::shared_ptr<const std::atomic<uint64_t>> known = nullptr, ObjectFilter wants = nullptr);
+  // See KubeClient::WatchObjectText.
+  std::unique_ptr<Subscription> SubscribeText(const std::string& collection_path,
+                                              const std::string& name, ObjectTextHandler handler,
+                                              std::shared_ptr<const std::atomic<uint64_t>> known);
   void Unsubscribe(const std::string& collection_path, int id);
 
  private:
+  std::unique_ptr<Subscription> Add(const std::string& collection_path, const std::string& name,
+                                    ObjectEventHandler handler, ObjectTextHandler text_handler,
+                                    std::shared_ptr<const std::atomic<uint64_t>> known,
+                                    ObjectFilter wants);
   KubeClient& client_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<CollectionWatch>> watches_;

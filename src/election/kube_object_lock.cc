@@ -76,22 +76,6 @@ Status KubeObjectLock::NotAVersion(std::string_view shown) const {
                           "lock's version orders its writes and is its leader's fencing token)");
 }
 
-Result<int64_t> KubeObjectLock::VersionOf(const json& object) const {
-  if (!object.is_object()) {
-    return Status::Internal(std::string(kind_.kind) + " " + Describe() +
-                            ": the server sent a reply that is not a JSON object");
-  }
-  const json* rv = nullptr;
-  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
-    if (auto it = meta->find("resourceVersion"); it != meta->end()) rv = &*it;
-  }
-  if (rv == nullptr) return int64_t{0};
-  std::optional<uint64_t> version;
-  if (rv->is_string()) version = api::ParseResourceVersion(rv->get_ref<const std::string&>());
-  if (!version || *version > uint64_t{INT64_MAX}) return NotAVersion(rv->dump());
-  return static_cast<int64_t>(*version);
-}
-
 Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) const {
   KeptText kept;
   kept.text = api::TextWithoutManagedFields(object);
@@ -101,7 +85,7 @@ Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) c
                             ": the server sent a reply that is not a JSON object");
   }
   kept.members = std::move(*members);
-  // metadata.resourceVersion, read as VersionOf reads it from a tree.
+  // metadata.resourceVersion (none: 0).
   if (const api::ObjectMember* meta = api::FindMember(kept.members, "metadata")) {
     const std::string_view meta_text(kept.text.data() + meta->begin, meta->end - meta->begin);
     if (auto fields = api::ReadObjectMembers(meta_text)) {
@@ -130,37 +114,12 @@ json KubeObjectLock::MemberOf(const KeptText& kept, std::string_view key) {
   return json::parse(kept.text.begin() + member->begin, kept.text.begin() + member->end);
 }
 
-Result<ObservedRecord> KubeObjectLock::RecordOf(const json& object) const {
-  auto version = VersionOf(object);
-  if (!version.ok()) return version.status();
-  ObservedRecord out;
-  out.version = *version;
-  json member;
-  if (auto it = object.find(RecordMember()); it != object.end()) member = *it;
-  ReadRecord(std::move(member), out);
-  return out;
-}
-
 ObservedRecord KubeObjectLock::RecordOf(const KeptText& kept) const {
   ObservedRecord out;
   out.version = kept.version;
   ReadRecord(MemberOf(kept, RecordMember()), out);
   return out;
 }
-
-namespace {
-
-// Objects are kept without their managedFields: an update that omits them keeps the stored ones
-// (kube's field manager starts from the live object's), so every renewal neither copies nor sends
-// them, and the server does not decode them again.
-json WithoutManagedFields(json object) {
-  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
-    meta->erase("managedFields");
-  }
-  return object;
-}
-
-}  // namespace
 
 Result<ObservedRecord> KubeObjectLock::Remember(Result<std::string> reply, bool own_write) {
   if (!reply.ok()) return reply.status();
@@ -205,22 +164,18 @@ Result<ObservedRecord> KubeObjectLock::UpdateAt(const LeaderElectionRecord& reco
                                                 Timeout timeout) {
   if (!invalid_.ok()) return invalid_;
   std::shared_ptr<const KeptText> object;
-  std::shared_ptr<const json> watched;
   {
     std::lock_guard lock(mu_);
     if (cached_ && cached_->version == version) {
       object = cached_;
     } else if (watched_ && watched_->version == version) {
-      watched = watched_->object;
+      object = watched_;
     } else {
       return Status::Conflict(Describe() + ": version " + std::to_string(version) +
                               " is not at hand");
     }
   }
-  if (object) return Put(*object, record, timeout);
-  auto kept = Keep(watched->dump());  // a takeover: rare, and read from the watch as a tree
-  if (!kept.ok()) return kept.status();
-  return Put(*kept, record, timeout);
+  return Put(*object, record, timeout);
 }
 
 Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderElectionRecord& record,
@@ -282,9 +237,12 @@ class SubscriptionWatch final : public LockWatch {
 std::unique_ptr<LockWatch> KubeObjectLock::Watch(
     std::function<void(const ObservedRecord&)> on_change) {
   if (!invalid_.ok()) return nullptr;  // its selector would be refused too; calls say why
-  auto subscription = KubeClientOf(*cluster_).WatchObject(
+  auto subscription = KubeClientOf(*cluster_).WatchObjectText(
       watch_path_, options_.name,
-      [this, on_change = std::move(on_change)](const std::string& type, const json& object) {
+      [this, on_change = std::move(on_change)](const std::string& type, std::string_view object) {
+        // Not an object with an ordered version: nothing a candidate can use.
+        auto kept = Keep(object);
+        if (!kept.ok()) return;
         if (type == "DELETED") {
           // Through a label selector, DELETED also says that the object lost the labels (it
           // left the selection): not that it is free. Such a lock learns of a deletion at its
@@ -292,24 +250,19 @@ std::unique_ptr<LockWatch> KubeObjectLock::Watch(
           if (!options_.labels.empty()) return;
           ObservedRecord gone;  // no holder: free; at the deletion's version, so a leader sees
           // that it came after its own last write
-          auto version = VersionOf(object);
-          if (!version.ok()) return;  // not an ordered version: nothing a candidate can use
-          gone.version = *version;
+          gone.version = kept->version;
           on_change(gone);
           return;
         }
-        auto record = RecordOf(object);
-        if (!record.ok()) return;
+        ObservedRecord record = RecordOf(*kept);
         // Kept for a takeover (UpdateAt); not the echo of a renewal of ours, which is most of
         // what a leader's watch brings, and which its own write already gave it.
-        if (record->record.holder_identity != options_.identity) {
+        if (record.record.holder_identity != options_.identity) {
+          auto shared = std::make_shared<const KeptText>(std::move(*kept));
           std::lock_guard lock(mu_);
-          if (!watched_ || watched_->version < record->version) {
-            watched_ =
-                Kept{std::make_shared<const json>(WithoutManagedFields(object)), record->version};
-          }
+          if (!watched_ || watched_->version < record.version) watched_ = std::move(shared);
         }
-        on_change(*record);
+        on_change(record);
       },
       known_version_);
   return std::make_unique<SubscriptionWatch>(shared_from_this(), cluster_, std::move(subscription));

@@ -62,9 +62,6 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   // The record in the record member of an object (null when it has none), and its raw form, into
   // out.record and out.raw (an object without one holds the empty record).
   virtual void ReadRecord(nlohmann::json member, ObservedRecord& out) const = 0;
-  // The record's version: the object's metadata.resourceVersion (0 when it has none); Internal
-  // when the server sent one that is not a decimal integer in int64 range.
-  Result<int64_t> VersionOf(const nlohmann::json& object) const;
 
   const KubeLockOptions& options() const { return options_; }
 
@@ -83,8 +80,7 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   Result<KeptText> Keep(std::string_view object) const;
   // The member `key` of a kept object parsed (null when it has none).
   static nlohmann::json MemberOf(const KeptText& kept, std::string_view key);
-  // The record of an object, read from a tree (a watch event's) or from a kept text.
-  Result<ObservedRecord> RecordOf(const nlohmann::json& object) const;
+  // The record of a kept object.
   ObservedRecord RecordOf(const KeptText& kept) const;
   // Takes in what the server returned; a reply whose record cannot be read is not kept. The
   // reply to a write of this lock (`own_write`) also tells its watch to skip that write's echo.
@@ -98,10 +94,6 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   void AddLabels(nlohmann::json& metadata) const;
   // Whether an object's metadata already carries every label of the options.
   bool HasLabels(const nlohmann::json& object) const;
-  struct Kept {
-    std::shared_ptr<const nlohmann::json> object;  // without metadata.managedFields
-    int64_t version = 0;
-  };
 
   std::shared_ptr<Cluster> cluster_;
   KubeLockOptions options_;
@@ -114,7 +106,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   std::mutex mu_;
   // The object as last read or written, never changed once kept: a write reads it without a copy.
   std::shared_ptr<const KeptText> cached_;
-  std::optional<Kept> watched_;  // the newest object the watch delivered naming another holder
+  // The newest object the watch delivered naming another holder.
+  std::shared_ptr<const KeptText> watched_;
   // The newest version this lock wrote: the watch skips events at or below it (the echoes of
   // its own writes), unparsed. Not raised by reads: a read's caller may not observe what it
   // read, and must not lose the watch's report of it.

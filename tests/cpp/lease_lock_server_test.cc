@@ -335,6 +335,66 @@ TEST_F(LibraryServerTest, ALocksWatchSkipsWhatItsOwnWritesToldItAlready) {
   EXPECT_EQ(after_read.Get(), (std::vector<std::string>{"c"}));
 }
 
+// One stream, two kinds of subscriber: one of text gets each watched object as the server sent
+// it (managedFields included), one of trees the same object without them; listed objects come
+// to both as the list held them.
+TEST_F(LibraryServerTest, SubscribersOfTextAndOfTreesShareAStreamAndSeeTheSameObjects) {
+  auto cluster = Connect();
+  client::KubeClient& raw = KubeClientOf(*cluster);
+  auto lock = NewLeaseLock(cluster, {"default", "views", "a", false});
+  LeaderElectionRecord record;
+  record.holder_identity = "a";
+  record.lease_duration_seconds = 15;
+  auto created = lock->Create(record, 5s);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::mutex mu;
+  std::vector<std::pair<std::string, nlohmann::json>> trees;
+  std::vector<std::pair<std::string, std::string>> texts;
+  const std::string collection = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+  auto tree_subscription =
+      raw.WatchObject(collection, "views", [&](const std::string& type, const nlohmann::json& o) {
+        std::lock_guard guard(mu);
+        trees.emplace_back(type, o);
+      });
+  auto text_subscription =
+      raw.WatchObjectText(collection, "views", [&](const std::string& type, std::string_view o) {
+        std::lock_guard guard(mu);
+        texts.emplace_back(type, std::string(o));
+      });
+  const auto both = [&](size_t n) {
+    return Eventually([&] {
+      std::lock_guard guard(mu);
+      return trees.size() >= n && texts.size() >= n;
+    });
+  };
+  ASSERT_TRUE(both(1));  // the listing of whichever subscribed first, or of both
+  auto current = raw.Call("GET", collection + "/views", nullptr, 5s);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  (*current)["spec"]["holderIdentity"] = "b";
+  ASSERT_TRUE(raw.Call("PUT", collection + "/views", &*current, 5s).ok());
+  ASSERT_TRUE(raw.Call("DELETE", collection + "/views", nullptr, 5s).ok());
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard guard(mu);
+    return !trees.empty() && trees.back().first == "DELETED" && !texts.empty() &&
+           texts.back().first == "DELETED";
+  }));
+  std::lock_guard guard(mu);
+  // The two subscribers' streams end alike: the update, then the deletion.
+  ASSERT_GE(trees.size(), 3u);
+  ASSERT_GE(texts.size(), 3u);
+  for (size_t back = 1; back <= 2; ++back) {
+    const auto& [tree_type, tree] = trees[trees.size() - back];
+    const auto& [text_type, text] = texts[texts.size() - back];
+    EXPECT_EQ(tree_type, text_type);
+    EXPECT_FALSE(tree["metadata"].contains("managedFields"));
+    EXPECT_NE(text.find("\"managedFields\""), std::string::npos) << text;
+    nlohmann::json parsed = nlohmann::json::parse(text);
+    parsed["metadata"].erase("managedFields");
+    EXPECT_EQ(parsed, tree);
+  }
+  EXPECT_EQ(trees[trees.size() - 2].second["spec"]["holderIdentity"], "b");
+}
+
 TEST_F(LibraryServerTest, ElectorsOfOneClusterShareConnectionsAndOneWatch) {
   auto cluster = Connect();
   std::vector<std::unique_ptr<Candidate>> group;
