@@ -1,6 +1,7 @@
 // DeadlineTimers: one thread per Clock firing callbacks at deadlines, shared by every TermGuard.
 #include "election/deadline_timers.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace tenure {
@@ -19,7 +20,9 @@ std::shared_ptr<DeadlineTimers> DeadlineTimers::For(const std::shared_ptr<Clock>
   return timers;
 }
 
-DeadlineTimers::DeadlineTimers(std::shared_ptr<Clock> clock) : clock_(std::move(clock)) {
+DeadlineTimers::DeadlineTimers(std::shared_ptr<Clock> clock)
+    : clock_(std::move(clock)),
+      coalescing_(clock_ == Clock::Real() ? kCoalescing : Clock::Duration::zero()) {
   thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
 }
 
@@ -38,18 +41,41 @@ void DeadlineTimers::WakeLocked() {
   wake_ = std::stop_source();
 }
 
-void DeadlineTimers::WakeIfSoonerLocked(Clock::TimePoint deadline) {
-  if (by_deadline_.empty() || deadline < by_deadline_.begin()->first) WakeLocked();
+Clock::TimePoint DeadlineTimers::LatestFor(Clock::TimePoint deadline, bool coalesced) const {
+  if (!coalesced) return deadline;
+  // A wait "forever" (max()) stays forever instead of overflowing into the past.
+  return deadline > Clock::TimePoint::max() - coalescing_ ? Clock::TimePoint::max()
+                                                          : deadline + coalescing_;
+}
+
+Clock::TimePoint DeadlineTimers::WakeAtLocked() const {
+  Clock::TimePoint at = Clock::TimePoint::max();
+  if (!by_deadline_.empty()) at = by_deadline_.begin()->first;
+  if (!coalesced_.empty()) at = std::min(at, LatestFor(coalesced_.begin()->first, true));
+  return at;
+}
+
+void DeadlineTimers::WakeIfSoonerLocked(Clock::TimePoint at) {
+  if (at < WakeAtLocked()) WakeLocked();
 }
 
 uint64_t DeadlineTimers::Add(Clock::TimePoint deadline, std::function<void()> fire) {
+  return AddTo(deadline, std::move(fire), /*coalesced=*/false);
+}
+
+uint64_t DeadlineTimers::AddCoalesced(Clock::TimePoint deadline, std::function<void()> fire) {
+  return AddTo(deadline, std::move(fire), /*coalesced=*/true);
+}
+
+uint64_t DeadlineTimers::AddTo(Clock::TimePoint deadline, std::function<void()> fire,
+                               bool coalesced) {
   uint64_t id;
   {
     std::lock_guard lock(mu_);
     id = next_id_++;
-    WakeIfSoonerLocked(deadline);
-    timers_[id] = Timer{deadline, std::move(fire)};
-    by_deadline_.emplace(deadline, id);
+    WakeIfSoonerLocked(LatestFor(deadline, coalesced));
+    Timer& timer = timers_[id] = Timer{deadline, std::move(fire), coalesced};
+    QueueOf(timer).emplace(deadline, id);
   }
   idle_.notify_all();
   return id;
@@ -59,10 +85,11 @@ void DeadlineTimers::Move(uint64_t id, Clock::TimePoint deadline) {
   std::lock_guard lock(mu_);
   auto it = timers_.find(id);
   if (it == timers_.end()) return;
-  by_deadline_.erase({it->second.deadline, id});
-  WakeIfSoonerLocked(deadline);
-  it->second.deadline = deadline;
-  by_deadline_.emplace(deadline, id);
+  Timer& timer = it->second;
+  QueueOf(timer).erase({timer.deadline, id});
+  WakeIfSoonerLocked(LatestFor(deadline, timer.coalesced));
+  timer.deadline = deadline;
+  QueueOf(timer).emplace(deadline, id);
 }
 
 void DeadlineTimers::Cancel(uint64_t id) {
@@ -70,19 +97,19 @@ void DeadlineTimers::Cancel(uint64_t id) {
   std::lock_guard lock(mu_);
   auto it = timers_.find(id);
   if (it == timers_.end()) return;
-  by_deadline_.erase({it->second.deadline, id});
+  QueueOf(it->second).erase({it->second.deadline, id});
   timers_.erase(it);
 }
 
 void DeadlineTimers::Loop(std::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
-    if (by_deadline_.empty()) {
-      idle_.wait(lock, stop, [&] { return !by_deadline_.empty(); });
+    if (timers_.empty()) {
+      idle_.wait(lock, stop, [&] { return !timers_.empty(); });
       continue;
     }
-    Clock::TimePoint earliest = by_deadline_.begin()->first;
-    if (clock_->now() < earliest) {
+    const Clock::TimePoint wake_at = WakeAtLocked();
+    if (clock_->now() < wake_at) {
       std::stop_token wake = wake_.get_token();
       lock.unlock();
       {
@@ -92,18 +119,21 @@ void DeadlineTimers::Loop(std::stop_token stop) {
           std::lock_guard l(mu_);
           WakeLocked();
         });
-        clock_->SleepUntil(earliest, wake);
+        clock_->SleepUntil(wake_at, wake);
       }
       lock.lock();
       continue;
     }
+    // Every timer due by now, exact or coalesced.
     std::vector<std::function<void()>> due;
-    Clock::TimePoint now = clock_->now();
-    while (!by_deadline_.empty() && by_deadline_.begin()->first <= now) {
-      auto timer = timers_.find(by_deadline_.begin()->second);
-      due.push_back(std::move(timer->second.fire));
-      timers_.erase(timer);
-      by_deadline_.erase(by_deadline_.begin());
+    const Clock::TimePoint now = clock_->now();
+    for (Queue* queue : {&by_deadline_, &coalesced_}) {
+      while (!queue->empty() && queue->begin()->first <= now) {
+        auto timer = timers_.find(queue->begin()->second);
+        due.push_back(std::move(timer->second.fire));
+        timers_.erase(timer);
+        queue->erase(queue->begin());
+      }
     }
     lock.unlock();
     for (auto& fire : due) fire();

@@ -89,5 +89,50 @@ TEST_F(DeadlineTimersTest, TimersWithTheSameDeadlineAllFire) {
   EXPECT_TRUE(Eventually([&] { return Fired().size() == 100; }));
 }
 
+// On a fake clock nothing is coalesced: a test that advances to a deadline finds its timer fired.
+TEST_F(DeadlineTimersTest, OnAFakeClockACoalescedTimerFiresAtItsDeadline) {
+  EXPECT_EQ(timers_.coalescing(), Clock::Duration::zero());
+  auto start = clock_->now();
+  timers_.AddCoalesced(start + 2s, Record(2));
+  timers_.AddCoalesced(start + 1s, Record(1));
+  timers_.Add(start + 3s, Record(3));
+  Advance(1s);
+  EXPECT_TRUE(Eventually([&] { return Fired() == std::vector<int>{1}; }));
+  Advance(1s);
+  EXPECT_TRUE(Eventually([&] { return Fired() == (std::vector<int>{1, 2}); }));
+  Advance(1s);
+  EXPECT_TRUE(Eventually([&] { return Fired() == (std::vector<int>{1, 2, 3}); }));
+}
+
+// On the real clock, coalesced timers due within kCoalescing of each other fire in one wake of
+// the thread (an elector's sleeps: thousands a second in a process with thousands of electors),
+// none before its deadline; a wait "forever" neither fires nor keeps the thread busy.
+TEST(DeadlineTimersRealClockTest, CoalescedTimersDueTogetherFireInOneWake) {
+  DeadlineTimers timers(Clock::Real());
+  ASSERT_EQ(timers.coalescing(), DeadlineTimers::kCoalescing);
+  std::mutex mu;
+  std::vector<std::pair<int, Clock::TimePoint>> fired;
+  const auto record = [&](int n) {
+    return [&, n] {
+      std::lock_guard lock(mu);
+      fired.emplace_back(n, Clock::Real()->now());
+    };
+  };
+  timers.AddCoalesced(Clock::TimePoint::max(), record(0));
+  const Clock::TimePoint first = Clock::Real()->now() + 200ms;
+  const Clock::TimePoint second = first + DeadlineTimers::kCoalescing / 2;
+  timers.AddCoalesced(second, record(2));
+  timers.AddCoalesced(first, record(1));
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(mu);
+    return fired.size() == 2;
+  }));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(fired[0].first, 1);
+  EXPECT_EQ(fired[1].first, 2);
+  EXPECT_GE(fired[0].second, second);  // waited for the second: one wake for both
+  EXPECT_GE(fired[1].second, second);
+}
+
 }  // namespace
 }  // namespace tenure

@@ -174,6 +174,24 @@ TEST(KubeLockWireTest, CreateAndUpdateBodies) {
                                    R"("resourceVersion":"4"},"data":{"k":"v"}})"));
 }
 
+// The body of the update of `lock` with `record` after it read `object` from `server`.
+std::string UpdateBodyAfterReading(client::HttpStandIn& server, Lock& lock,
+                                   const std::string& object, const LeaderElectionRecord& record) {
+  server.Reply(200, object);
+  const size_t before = server.request_bodies().size();
+  EXPECT_TRUE(lock.Get(5s).ok());
+  EXPECT_TRUE(lock.Update(record, 5s).ok());
+  auto bodies = server.request_bodies();  // GET, PUT
+  EXPECT_EQ(bodies.size(), before + 2);
+  return bodies.size() == before + 2 ? bodies.back() : "";
+}
+
+LeaderElectionRecord Me() {
+  LeaderElectionRecord r;
+  r.holder_identity = "me";
+  return r;
+}
+
 // A renewal writes the spec as text when the spec read holds only the record's members, and
 // through the typed codec when it holds a member of a newer server's (kept): both write the same
 // record, member for member, and the text is what the codec would write, byte for byte.
@@ -205,24 +223,21 @@ TEST(KubeLockWireTest, ARenewalWritesTheSpecTheTypedCodecWrites) {
     client::HttpStandIn server;
     auto lock = NewLeaseLock(ClusterOf(server), {"default", "l", "me", false});
     // Every member of the record, odd values included: written as text.
-    server.Reply(200, head + R"("spec":{"holderIdentity":"x","leaseDurationSeconds":"bad",)"
-                             R"("acquireTime":null,"renewTime":"2026-01-01T00:00:00Z",)"
-                             R"("leaseTransitions":1,"strategy":"s","preferredHolder":"p"}})");
-    ASSERT_TRUE(lock->Get(5s).ok());
-    ASSERT_TRUE(lock->Update(records[i], 5s).ok());
+    const std::string text_body = UpdateBodyAfterReading(
+        server, *lock,
+        head + R"("spec":{"holderIdentity":"x","leaseDurationSeconds":"bad",)"
+               R"("acquireTime":null,"renewTime":"2026-01-01T00:00:00Z",)"
+               R"("leaseTransitions":1,"strategy":"s","preferredHolder":"p"}})",
+        records[i]);
     // A member of a newer server's: written through the codec, and kept.
-    server.Reply(200, head + R"("spec":{"holderIdentity":"x","newer":{"a":[1]}}})");
-    ASSERT_TRUE(lock->Get(5s).ok());
-    ASSERT_TRUE(lock->Update(records[i], 5s).ok());
-    auto bodies = server.request_bodies();  // GET, PUT, GET, PUT
-    ASSERT_EQ(bodies.size(), 4u);
-    bodies = {bodies[1], bodies[3]};
-    const nlohmann::json as_text = nlohmann::json::parse(bodies[0])["spec"];
-    nlohmann::json through_codec = nlohmann::json::parse(bodies[1])["spec"];
+    const std::string codec_body = UpdateBodyAfterReading(
+        server, *lock, head + R"("spec":{"holderIdentity":"x","newer":{"a":[1]}}})", records[i]);
+    const nlohmann::json as_text = nlohmann::json::parse(text_body)["spec"];
+    nlohmann::json through_codec = nlohmann::json::parse(codec_body)["spec"];
     EXPECT_EQ(through_codec["newer"], nlohmann::json::parse(R"({"a":[1]})")) << i;
     through_codec.erase("newer");
     EXPECT_EQ(as_text, through_codec) << i;
-    EXPECT_THAT(bodies[0], HasSubstr(R"("spec":)" + as_text.dump() + "}")) << i;
+    EXPECT_THAT(text_body, HasSubstr(R"("spec":)" + as_text.dump() + "}")) << i;
   }
 }
 
@@ -230,20 +245,49 @@ TEST(KubeLockWireTest, ARenewalWritesTheSpecTheTypedCodecWrites) {
 TEST(KubeLockWireTest, AnUpdateSendsTheObjectBackWithoutItsManagedFields) {
   client::HttpStandIn server;
   auto lock = NewLeaseLock(ClusterOf(server), {"default", "l", "me", false});
-  server.Reply(200, R"({"kind":"Lease", "apiVersion":"coordination.k8s.io/v1","metadata":)"
-                    R"({"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}], "name":"l",)"
-                    R"("resourceVersion":"9","labels":{"a":"\u0062"}},"spec":{},"status":[1, 2]})");
-  ASSERT_TRUE(lock->Get(5s).ok());
-  LeaderElectionRecord r;
-  r.holder_identity = "me";
-  ASSERT_TRUE(lock->Update(r, 5s).ok());
-  auto bodies = server.request_bodies();  // GET, PUT
-  ASSERT_EQ(bodies.size(), 2u);
-  bodies.erase(bodies.begin());
-  EXPECT_THAT(bodies[0], StartsWith(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)"
-                                    R"("metadata":{ "name":"l","resourceVersion":"9",)"
-                                    R"("labels":{"a":"\u0062"}},"spec":{"acquireTime":)"));
-  EXPECT_THAT(bodies[0], HasSubstr(R"(},"status":[1, 2]})"));
+  const std::string body = UpdateBodyAfterReading(
+      server, *lock,
+      R"({"kind":"Lease", "apiVersion":"coordination.k8s.io/v1","metadata":)"
+      R"({"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}], "name":"l",)"
+      R"("resourceVersion":"9","labels":{"a":"\u0062"}},"spec":{},"status":[1, 2]})",
+      Me());
+  EXPECT_THAT(body, StartsWith(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",)"
+                               R"("metadata":{ "name":"l","resourceVersion":"9",)"
+                               R"("labels":{"a":"\u0062"}},"spec":{"acquireTime":)"));
+  EXPECT_THAT(body, HasSubstr(R"(},"status":[1, 2]})"));
+}
+
+// A lock with labels writes an object back as it came when it carries them all, and with them
+// put on its metadata otherwise: missing, of another value, not a string, or no labels object.
+TEST(KubeLockWireTest, AnUpdateAddsTheLabelsTheObjectLacks) {
+  const std::string head = R"({"kind":"Lease","metadata":{"name":"l","resourceVersion":"3")";
+  const std::string spec = R"(},"spec":{"holderIdentity":"me"}})";
+  struct Case {
+    std::string labels;  // the metadata's labels member as the server sent it ("" none)
+    bool kept;           // the metadata goes back as it came
+  };
+  for (const Case& c : std::vector<Case>{{R"("labels":{"app":"x","team":"a.b"})", true},
+                                         {R"("labels":{"team":"a.b","z":"","app":"x"})", true},
+                                         {R"("labels":{"app":"x","team":"a"})", false},
+                                         {R"("labels":{"app":"x"})", false},
+                                         {R"("labels":{"app":"x","team":1})", false},
+                                         {R"("labels":["app"])", false},
+                                         {"", false}}) {
+    client::HttpStandIn server;
+    KubeLockOptions options{"default", "l", "me", false};
+    options.labels = {{"app", "x"}, {"team", "a.b"}};
+    auto lock = NewLeaseLock(ClusterOf(server), options);
+    const std::string metadata_rest = c.labels.empty() ? "" : "," + c.labels;
+    const std::string body =
+        UpdateBodyAfterReading(server, *lock, head + metadata_rest + spec, Me());
+    const nlohmann::json sent = nlohmann::json::parse(body);
+    EXPECT_EQ(sent["metadata"]["labels"]["app"], "x") << c.labels;
+    EXPECT_EQ(sent["metadata"]["labels"]["team"], "a.b") << c.labels;
+    EXPECT_EQ(body.find(R"({"name":"l","resourceVersion":"3")" + metadata_rest + "}") !=
+                  std::string::npos,
+              c.kept)
+        << body;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Locks, KubeLockTest, ::testing::ValuesIn(kLockKinds),

@@ -51,22 +51,6 @@ void KubeObjectLock::AddLabels(json& metadata) const {
   for (const auto& [key, value] : options_.labels) labels[key] = value;
 }
 
-bool KubeObjectLock::HasLabels(const json& object) const {
-  if (options_.labels.empty()) return true;
-  auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return false;
-  auto labels = metadata->find("labels");
-  if (labels == metadata->end() || !labels->is_object()) return false;
-  for (const auto& [key, value] : options_.labels) {
-    auto label = labels->find(key);
-    if (label == labels->end() || !label->is_string() ||
-        label->get_ref<const std::string&>() != value) {
-      return false;
-    }
-  }
-  return true;
-}
-
 KubeObjectLock::~KubeObjectLock() = default;
 
 Status KubeObjectLock::NotAVersion(std::string_view shown) const {
@@ -85,25 +69,39 @@ Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) c
                             ": the server sent a reply that is not a JSON object");
   }
   kept.members = std::move(*members);
-  // metadata.resourceVersion (none: 0).
-  if (const api::ObjectMember* meta = api::FindMember(kept.members, "metadata")) {
-    const std::string_view meta_text(kept.text.data() + meta->begin, meta->end - meta->begin);
-    if (auto fields = api::ReadObjectMembers(meta_text)) {
-      if (const api::ObjectMember* rv = api::FindMember(*fields, "resourceVersion")) {
-        const std::string_view rv_text = meta_text.substr(rv->begin, rv->end - rv->begin);
-        std::optional<uint64_t> version;
-        if (auto decoded = api::DecodeString(rv_text)) {
-          version = api::ParseResourceVersion(*decoded);
-        }
-        if (!version || *version > uint64_t{INT64_MAX}) {
-          return NotAVersion(json::parse(rv_text).dump());
-        }
-        kept.version = static_cast<int64_t>(*version);
-      }
+  // metadata.resourceVersion (none: 0), and whether every label of the options is there (each a
+  // string of the same value), from the metadata's text.
+  kept.has_labels = options_.labels.empty();
+  const api::ObjectMember* meta = api::FindMember(kept.members, "metadata");
+  if (meta == nullptr) return kept;
+  const std::string_view meta_text(kept.text.data() + meta->begin, meta->end - meta->begin);
+  auto fields = api::ReadObjectMembers(meta_text);
+  if (!fields) return kept;
+  const auto value_of = [](std::string_view text, const api::ObjectMember& member) {
+    return text.substr(member.begin, member.end - member.begin);
+  };
+  if (const api::ObjectMember* rv = api::FindMember(*fields, "resourceVersion")) {
+    const std::string_view rv_text = value_of(meta_text, *rv);
+    std::optional<uint64_t> version;
+    if (auto decoded = api::DecodeString(rv_text)) version = api::ParseResourceVersion(*decoded);
+    if (!version || *version > uint64_t{INT64_MAX}) {
+      return NotAVersion(json::parse(rv_text).dump());
+    }
+    kept.version = static_cast<int64_t>(*version);
+  }
+  const api::ObjectMember* labels_member = api::FindMember(*fields, "labels");
+  if (kept.has_labels || labels_member == nullptr) return kept;
+  const std::string_view labels_text = value_of(meta_text, *labels_member);
+  auto labels = api::ReadObjectMembers(labels_text);
+  if (!labels) return kept;
+  kept.has_labels = true;
+  for (const auto& [key, value] : options_.labels) {
+    const api::ObjectMember* label = api::FindMember(*labels, key);
+    if (label == nullptr || api::DecodeString(value_of(labels_text, *label)) != value) {
+      kept.has_labels = false;
+      break;
     }
   }
-  if (!options_.labels.empty())
-    kept.has_labels = HasLabels({{"metadata", MemberOf(kept, "metadata")}});
   return kept;
 }
 

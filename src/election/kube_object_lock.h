@@ -92,8 +92,6 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   Status NotAVersion(std::string_view shown) const;
   // Puts the options' labels on an object's metadata about to be written.
   void AddLabels(nlohmann::json& metadata) const;
-  // Whether an object's metadata already carries every label of the options.
-  bool HasLabels(const nlohmann::json& object) const;
 
   std::shared_ptr<Cluster> cluster_;
   KubeLockOptions options_;

@@ -56,7 +56,8 @@ bool SleepAwaiter::await_ready() {
 bool SleepAwaiter::await_suspend(std::coroutine_handle<> waiting) {
   wait_ = std::make_shared<Wait>(executor_, waiting);
   // The timer may fire after the coroutine went on (Cancel races with it): it holds the wait.
-  timer_ = timers_->Add(deadline_, [wait = wait_] { wait->Fire(); });
+  // A wait may end a few ms late: it wakes with the others due then (DeadlineTimers).
+  timer_ = timers_->AddCoalesced(deadline_, [wait = wait_] { wait->Fire(); });
   // The stop callback is destroyed in await_resume, before the wait can be.
   wait_->on_stop.emplace(stop_, std::function<void()>([wait = wait_.get()] { wait->Fire(); }));
   return wait_->Arm();
