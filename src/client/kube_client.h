@@ -36,8 +36,9 @@ class WatchMultiplexer;
 // Receives the watch events of one object: type is ADDED, MODIFIED or DELETED.
 using ObjectEventHandler =
     std::function<void(const std::string& type, const nlohmann::json& object)>;
-// The same with the object as JSON text, as the server sent it (managedFields included): for a
-// subscriber that reads a few members of it and keeps the rest as text (a lock).
+// The same with the object as JSON text: a watched object as the server sent it (managedFields
+// included), a listed one as WatchObject delivers it, written out again. For a subscriber that
+// reads a few members of it and keeps the rest as text (a lock).
 using ObjectTextHandler = std::function<void(const std::string& type, std::string_view object)>;
 // Whether a collection subscriber wants the events of the object `name` in `namespace_` ("" for
 // a cluster-scoped one). Asked on the watch thread, before an event is parsed, for every event

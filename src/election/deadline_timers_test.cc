@@ -106,7 +106,7 @@ TEST_F(DeadlineTimersTest, OnAFakeClockACoalescedTimerFiresAtItsDeadline) {
 
 // On the real clock, coalesced timers due within kCoalescing of each other fire in one wake of
 // the thread (an elector's sleeps: thousands a second in a process with thousands of electors),
-// none before its deadline; a wait "forever" neither fires nor keeps the thread busy.
+// none before its deadline; a wait "forever" does not fire.
 TEST(DeadlineTimersRealClockTest, CoalescedTimersDueTogetherFireInOneWake) {
   DeadlineTimers timers(Clock::Real());
   ASSERT_EQ(timers.coalescing(), DeadlineTimers::kCoalescing);
@@ -132,6 +132,7 @@ TEST(DeadlineTimersRealClockTest, CoalescedTimersDueTogetherFireInOneWake) {
   EXPECT_EQ(fired[1].first, 2);
   EXPECT_GE(fired[0].second, second);  // waited for the second: one wake for both
   EXPECT_GE(fired[1].second, second);
+  EXPECT_EQ(fired.size(), 2u);  // not the wait "forever"
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) c
     std::optional<uint64_t> version;
     if (auto decoded = api::DecodeString(rv_text)) version = api::ParseResourceVersion(*decoded);
     if (!version || *version > uint64_t{INT64_MAX}) {
-      return NotAVersion(json::parse(rv_text).dump());
+      return NotAVersion(rv_text);
     }
     kept.version = static_cast<int64_t>(*version);
   }
@@ -105,11 +105,19 @@ Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) c
   return kept;
 }
 
+json KubeObjectLock::ParseOrNull(std::string_view text) {
+  // Text checked when it was kept, or written here: should the parser still refuse it, it reads
+  // as absent rather than throwing on a watch or an elector's thread.
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? json() : value;
+}
+
 json KubeObjectLock::MemberOf(const KeptText& kept, std::string_view key) {
   const api::ObjectMember* member = api::FindMember(kept.members, key);
   if (member == nullptr) return nullptr;
   // Checked when kept.
-  return json::parse(kept.text.begin() + member->begin, kept.text.begin() + member->end);
+  return ParseOrNull(
+      std::string_view(kept.text).substr(member->begin, member->end - member->begin));
 }
 
 ObservedRecord KubeObjectLock::RecordOf(const KeptText& kept) const {
@@ -188,7 +196,7 @@ Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderEle
   if (auto text = PutRecordText(member, record)) {
     member = std::move(*text);
   } else {
-    json value = member.empty() ? json() : json::parse(member);  // checked when kept
+    json value = MemberOf(base, member_name);
     PutRecord(value, record);
     member = value.dump();
   }
@@ -199,7 +207,7 @@ Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderEle
       {"apiVersion", api_version}, {"kind", kind}, {member_name, member}};
   std::string metadata;
   if (!base.has_labels) {
-    json labelled = member_name == "metadata" ? json::parse(member) : MemberOf(base, "metadata");
+    json labelled = member_name == "metadata" ? ParseOrNull(member) : MemberOf(base, "metadata");
     AddLabels(labelled);
     if (member_name == "metadata") {
       member = labelled.dump();

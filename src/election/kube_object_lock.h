@@ -78,6 +78,8 @@ class KubeObjectLock : public Lock, public std::enable_shared_from_this<KubeObje
   };
   // An object's text as kept; Internal when it is not a JSON object or its version is not one.
   Result<KeptText> Keep(std::string_view object) const;
+  // JSON text parsed; null when it is not JSON.
+  static nlohmann::json ParseOrNull(std::string_view text);
   // The member `key` of a kept object parsed (null when it has none).
   static nlohmann::json MemberOf(const KeptText& kept, std::string_view key);
   // The record of a kept object.
