@@ -17,11 +17,10 @@ namespace tenure::client {
 namespace {
 std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
 
-// A successful reply's text parsed (nlohmann's parse when `parse` is null); a failure as it came.
-Result<nlohmann::json> ParseReply(Result<std::string> text, KubeClient::ReplyParser parse) {
+// A successful reply's text parsed; a failure as it came.
+Result<nlohmann::json> ParseReply(Result<std::string> text) {
   if (!text.ok()) return text.status();
-  nlohmann::json parsed =
-      parse != nullptr ? parse(*text) : nlohmann::json::parse(*text, nullptr, false);
+  nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, false);
   if (parsed.is_discarded()) return Status::Internal("the server sent a reply that is not JSON");
   return parsed;
 }
@@ -167,18 +166,10 @@ void KubeClient::ReturnConnection(Pooled pooled) {
 Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::string& path,
                                         const nlohmann::json* body,
                                         std::chrono::nanoseconds timeout,
-                                        const std::string& content_type, ReplyParser parse) {
-  if (body == nullptr) return ParseReply(Send(method, path, nullptr, timeout, content_type), parse);
+                                        const std::string& content_type) {
+  if (body == nullptr) return ParseReply(Send(method, path, nullptr, timeout, content_type));
   const std::string text = body->dump();
-  return ParseReply(Send(method, path, &text, timeout, content_type), parse);
-}
-
-Result<nlohmann::json> KubeClient::CallWithText(const std::string& method, const std::string& path,
-                                                const std::string& body,
-                                                std::chrono::nanoseconds timeout,
-                                                const std::string& content_type,
-                                                ReplyParser parse) {
-  return ParseReply(Send(method, path, &body, timeout, content_type), parse);
+  return ParseReply(Send(method, path, &text, timeout, content_type));
 }
 
 Result<std::string> KubeClient::CallForText(const std::string& method, const std::string& path,

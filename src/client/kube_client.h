@@ -58,23 +58,13 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   static Result<std::shared_ptr<KubeClient>> Create(ClusterConfig config);
   ~KubeClient();
 
-  // How a successful reply's text is parsed (nlohmann's parse when null); a discarded value
-  // means the text was not JSON.
-  using ReplyParser = nlohmann::json (*)(std::string_view text);
-
-  // `path` is an API path ("/apis/coordination.k8s.io/v1/namespaces/ns/leases/x").
+  // `path` is an API path ("/apis/coordination.k8s.io/v1/namespaces/ns/leases/x"). A successful
+  // reply that is not JSON is an Internal error.
   Result<nlohmann::json> Call(const std::string& method, const std::string& path,
                               const nlohmann::json* body, std::chrono::nanoseconds timeout,
-                              const std::string& content_type = "application/json",
-                              ReplyParser parse = nullptr);
-  // The same with a body already written as text (`content_type`).
-  Result<nlohmann::json> CallWithText(const std::string& method, const std::string& path,
-                                      const std::string& body, std::chrono::nanoseconds timeout,
-                                      const std::string& content_type = "application/json",
-                                      ReplyParser parse = nullptr);
-  // The same, returning a successful reply's text unparsed: for a caller that reads a few members
-  // of the reply and keeps the rest as text (a lock's renewal).
-  // `body` is null for none.
+                              const std::string& content_type = "application/json");
+  // The same with the body as text (null: none), returning a successful reply's text unparsed:
+  // for a caller that reads a few members of the reply and keeps the rest as text (a lock).
   Result<std::string> CallForText(const std::string& method, const std::string& path,
                                   const std::string* body, std::chrono::nanoseconds timeout,
                                   const std::string& content_type = "application/json");

@@ -631,17 +631,16 @@ void Board::Refresh(std::stop_token stop) {
   if (!client_) return;
   WatchCandidates();
   json summary = json::object();
-  auto text = [](std::string_view t) { return json(std::string(t)); };
   auto version = client_->Call("GET", "/version", nullptr, kCallTimeout);
   if (version.ok() && version->is_object() && version->contains("gitVersion") &&
       (*version)["gitVersion"].is_string()) {
     summary["version"] = (*version)["gitVersion"];
   }
   if (stop.stop_requested()) return;
-  auto metrics = client_->Call("GET", "/metrics", nullptr, kCallTimeout, "application/json", text);
-  if (metrics.ok() && metrics->is_string()) {
-    summary.update(SummarizeMetrics(metrics->get_ref<const std::string&>()));
-  } else if (!metrics.ok()) {
+  auto metrics = client_->CallForText("GET", "/metrics", nullptr, kCallTimeout);
+  if (metrics.ok()) {
+    summary.update(SummarizeMetrics(*metrics));
+  } else {
     summary["metricsError"] = metrics.status().message();
   }
   // The Events of the Leases in view that exist (a name from a page is never put in a path

@@ -183,6 +183,25 @@ TEST_F(DashboardAppTest, BadRequestsGetAStatusThatSaysWhy) {
   EXPECT_EQ(Send("POST", "/dashboard/api/overview", Admin(), "{}").status, 405);
 }
 
+// The server view carries what the server's /metrics text says of it (read as text: it is not
+// JSON), its version and store.
+TEST_F(DashboardAppTest, TheServerViewSummarizesTheServersMetrics) {
+  json view;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = Send("GET", "/dashboard/api/server", Admin());
+    ASSERT_EQ(r.status, 200) << r.body;
+    view = json::parse(r.body);
+    if (view.contains("requests") && view.contains("store")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(view.contains("metricsError")) << view.dump();
+  EXPECT_TRUE(view.contains("requests")) << view.dump();
+  EXPECT_EQ(view.value("store", ""), "sqlite") << view.dump();
+  EXPECT_TRUE(view.contains("revision")) << view.dump();
+  EXPECT_TRUE(view.contains("version")) << view.dump();
+}
+
 TEST_F(DashboardAppTest, TheStreamSendsTheOverviewThenEachChange) {
   client::HttpConnection c(server_->endpoint());
   auto head = c.StartStream("/dashboard/api/stream?view=overview&namespace=default",
