@@ -1,7 +1,8 @@
 // What a lock pays to take in the server's reply to a renewal: a Lease as kube-apiserver and
 // tenure serve return it (managedFields included), parsed whole and then stripped of its
-// managedFields, against parsed without them (api::ParseWithoutManagedFields). Figures in
-// docs/performance.md.
+// managedFields, against parsed without them (api::ParseWithoutManagedFields); and nlohmann's
+// parser against api::ParseJson on the whole object, as the server parses a stored object for an
+// update. Figures in docs/performance.md.
 //   build/bench/reply_parse_bench [--calls 200000]
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "bench_util.h"
 
+#include "api/json_scanner.h"
 #include "api/parse_without_managed_fields.h"
 
 namespace {
@@ -50,5 +52,9 @@ int main(int argc, char** argv) {
   });
   Time("parsed without managedFields", calls,
        [] { return tenure::api::ParseWithoutManagedFields(kRenewalReply); });
+  Time("parsed whole by nlohmann::json::parse", calls,
+       [] { return nlohmann::json::parse(kRenewalReply); });
+  Time("parsed whole by api::ParseJson", calls,
+       [] { return tenure::api::ParseJson(kRenewalReply); });
   return 0;
 }

@@ -2,7 +2,8 @@
 // canonicalization for every kind (strict and not), validation of a create and of an update,
 // serialization of the result. The first byte picks the kind (served kinds, then the bodies of
 // subresources such as TokenRequest). And the head readers on the same text: JsonScanner must
-// accept exactly what nlohmann accepts (but for a NUL byte).
+// accept exactly what nlohmann accepts (but for a NUL byte), and api::ParseJson build the tree
+// nlohmann builds, types included.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -28,8 +29,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tenure::api::JsonScanner scan(text);
   const bool scanned = scan.SkipValue() && scan.AtEnd();
   // nlohmann ends its input at a NUL byte outside a string; the scanner refuses one.
-  if (text.find('\0') == std::string_view::npos && scanned != nlohmann::json::accept(text)) {
-    __builtin_trap();
+  if (text.find('\0') == std::string_view::npos) {
+    if (scanned != nlohmann::json::accept(text)) __builtin_trap();
+    const nlohmann::json built = tenure::api::ParseJson(text);
+    if (built.is_discarded() == scanned) __builtin_trap();
+    if (scanned && !tenure::api::IdenticalJson(built, nlohmann::json::parse(text))) {
+      __builtin_trap();
+    }
   }
   tenure::api::ObjectHead head;
   std::string type;

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/json_scanner.h"
+
 namespace tenure::api {
 
 size_t JsonNesting(std::string_view text, size_t limit) {
@@ -63,7 +65,7 @@ Result<nlohmann::json> ParseClientJson(std::string_view text) {
     return Status::BadRequest(kCannotDecode + ": exceeded max depth " +
                               std::to_string(kMaxJsonNesting));
   }
-  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json parsed = ParseJson(text);
   if (parsed.is_discarded()) return Status::BadRequest(kCannotDecode);
   return parsed;
 }

@@ -1,10 +1,15 @@
-// JsonScanner: checking and stepping over JSON values, decoding only the strings asked for.
+// JsonScanner: checking and stepping over JSON values, decoding only the strings asked for, and
+// building trees of them (ParseJson).
 #include "api/json_scanner.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace tenure::api {
 namespace {
@@ -269,6 +274,136 @@ bool JsonScanner::SkipValue() {
       open.pop_back();
     }
   }
+}
+
+bool JsonScanner::NumberTree(nlohmann::json& out) {
+  const char* start = p_;
+  if (!Number()) return false;
+  const std::string_view text(start, static_cast<size_t>(p_ - start));
+  if (text.find_first_of(".eE") == std::string_view::npos) {
+    // nlohmann: an integer is unsigned unless negative, and a double when it does not fit.
+    if (text[0] == '-') {
+      int64_t value = 0;
+      if (std::from_chars(start, p_, value).ec == std::errc()) {
+        out = value;
+        return true;
+      }
+    } else {
+      uint64_t value = 0;
+      if (std::from_chars(start, p_, value).ec == std::errc()) {
+        out = value;
+        return true;
+      }
+    }
+  }
+  double value = 0;
+  if (std::from_chars(start, p_, value).ec != std::errc()) {
+    // Too small for a double (Number refused one too large): strtod's zero or subnormal, as
+    // nlohmann's.
+    std::string terminated(text);
+    value = std::strtod(terminated.c_str(), nullptr);
+  }
+  out = value;
+  return true;
+}
+
+bool JsonScanner::ScalarTree(nlohmann::json& out) {
+  switch (Peek()) {
+    case '"':
+      out = std::string();
+      return String(out.get_ptr<std::string*>());
+    case 't':
+      out = true;
+      return Literal("true");
+    case 'f':
+      out = false;
+      return Literal("false");
+    case 'n':
+      out = nullptr;
+      return Literal("null");
+    default:
+      return p_ < end_ && (*p_ == '-' || IsDigit(*p_)) && NumberTree(out);
+  }
+}
+
+bool JsonScanner::Tree(nlohmann::json& out) {
+  using json = nlohmann::json;
+  std::vector<json*> open;  // the containers entered, innermost last
+  std::string key;
+  // Where the next value goes: a member (a map's node, which stays put) or an array's last
+  // element (the array grows only after that element is complete).
+  json* slot = &out;
+  const auto member = [&](json& object) {
+    if (Peek() != '"' || !String(&key) || !Consume(':')) return false;
+    slot = &(*object.get_ptr<json::object_t*>())[std::move(key)];  // the last value given wins
+    return true;
+  };
+  while (true) {
+    // A value.
+    const char c = Peek();
+    if (c == '{') {
+      ++p_;
+      *slot = json::object();
+      if (!Consume('}')) {
+        open.push_back(slot);
+        if (!member(*slot)) return false;
+        continue;
+      }
+    } else if (c == '[') {
+      ++p_;
+      *slot = json::array();
+      if (!Consume(']')) {
+        open.push_back(slot);
+        slot = &slot->get_ptr<json::array_t*>()->emplace_back();
+        continue;
+      }
+    } else if (!ScalarTree(*slot)) {
+      return false;
+    }
+    // After a value: the next one in the innermost container, or that container's end.
+    while (true) {
+      if (open.empty()) return true;
+      json& container = *open.back();
+      const bool object = container.is_object();
+      if (Consume(',')) {
+        if (object) {
+          if (!member(container)) return false;
+        } else {
+          slot = &container.get_ptr<json::array_t*>()->emplace_back();
+        }
+        break;
+      }
+      if (!Consume(object ? '}' : ']')) return false;
+      open.pop_back();
+    }
+  }
+}
+
+nlohmann::json ParseJson(std::string_view text) {
+  nlohmann::json out;
+  JsonScanner scan(text);
+  if (!scan.Tree(out) || !scan.AtEnd()) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return out;
+}
+
+bool IdenticalJson(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::pair<const nlohmann::json*, const nlohmann::json*>> pending = {{&a, &b}};
+  while (!pending.empty()) {
+    const auto [x, y] = pending.back();
+    pending.pop_back();
+    if (x->type() != y->type() || x->size() != y->size()) return false;
+    if (x->is_object()) {
+      for (auto i = x->begin(), j = y->begin(); i != x->end(); ++i, ++j) {
+        if (i.key() != j.key()) return false;
+        pending.emplace_back(&*i, &*j);
+      }
+    } else if (x->is_array()) {
+      for (size_t i = 0; i < x->size(); ++i) pending.emplace_back(&(*x)[i], &(*y)[i]);
+    } else if (*x != *y) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace tenure::api

@@ -62,8 +62,8 @@ std::string Without(std::string_view text, std::pair<size_t, size_t> span) {
 
 // `text` parsed with the bytes [begin, end) left out.
 nlohmann::json ParseWithout(std::string_view text, std::pair<size_t, size_t> span) {
-  if (span.first == span.second) return nlohmann::json::parse(text, nullptr, false);
-  return nlohmann::json::parse(Without(text, span), nullptr, false);
+  if (span.first == span.second) return ParseJson(text);
+  return ParseJson(Without(text, span));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/canonical_json.h"
+#include "api/json_scanner.h"
 #include "api/meta_descriptions.h"
 #include "api/types.h"
 
@@ -53,7 +54,7 @@ std::string StatusToJsonText(const Status& status) {
 // Tolerant of whatever a server sends: the typed codec leaves a field of the wrong type at its
 // zero value and skips causes that are no objects.
 Status StatusFromResponse(int http_code, std::string_view body) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  nlohmann::json j = ParseJson(body);
   if (!j.is_object() || internal::StringAt(j, "kind") != "Status") {
     std::string text(body.substr(0, 512));
     Reason reason = Status::ReasonFromName("", http_code);

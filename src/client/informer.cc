@@ -1,6 +1,7 @@
 // Informer: a local copy of one collection kept current by a shared watch (parsed or as text).
 #include "client/informer.h"
 
+#include "api/json_scanner.h"
 #include "client/resource_version.h"
 
 namespace tenure::client {
@@ -85,7 +86,7 @@ bool Informer::Store(const Key& key, const json& object) {
 }
 
 json Informer::Object(const Stored& stored) const {
-  return keep_ == Keep::kParsed ? stored.object : json::parse(stored.text);
+  return keep_ == Keep::kParsed ? stored.object : api::ParseJson(stored.text);
 }
 
 bool Informer::synced() const {
@@ -112,7 +113,7 @@ std::vector<json> Informer::List(const std::function<bool(const json&)>& keep) c
     if (keep_ == Keep::kParsed) {
       if (!keep || keep(stored.object)) out.push_back(stored.object);
     } else {
-      json object = json::parse(stored.text);
+      json object = api::ParseJson(stored.text);
       if (!keep || keep(object)) out.push_back(std::move(object));
     }
   }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_paths.h"
+#include "api/json_scanner.h"
 #include "api/status_object.h"
 #include "client/proxy.h"
 #include "client/watch_multiplexer.h"
@@ -20,7 +21,7 @@ std::string HostPort(const Endpoint& e) { return e.host + ":" + std::to_string(e
 // A successful reply's text parsed; a failure as it came.
 Result<nlohmann::json> ParseReply(Result<std::string> text) {
   if (!text.ok()) return text.status();
-  nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, false);
+  nlohmann::json parsed = api::ParseJson(*text);
   if (parsed.is_discarded()) return Status::Internal("the server sent a reply that is not JSON");
   return parsed;
 }

@@ -6,6 +6,7 @@
 
 #include "api/api_paths.h"
 #include "api/codec.h"
+#include "api/json_scanner.h"
 #include "api/object_members.h"
 #include "api/object_meta_validation.h"
 #include "api/parse_without_managed_fields.h"
@@ -108,7 +109,7 @@ Result<KubeObjectLock::KeptText> KubeObjectLock::Keep(std::string_view object) c
 json KubeObjectLock::ParseOrNull(std::string_view text) {
   // Text checked when it was kept, or written here: should the parser still refuse it, it reads
   // as absent rather than throwing on a watch or an elector's thread.
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json value = api::ParseJson(text);
   return value.is_discarded() ? json() : value;
 }
 

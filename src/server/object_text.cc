@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_scanner.h"
+
 namespace tenure::server {
 
 std::string WithResourceVersion(std::string_view stored, int64_t revision) {
@@ -76,8 +78,13 @@ std::string ObjectText(const api::KindInfo& kind, std::string_view version, std:
   return AtVersion(kind, version, WithResourceVersion(stored, revision));
 }
 
+nlohmann::json ParseStored(std::string_view stored) {
+  nlohmann::json object = api::ParseJson(stored);
+  return object.is_discarded() ? nlohmann::json::parse(stored) : object;
+}
+
 nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored) {
-  nlohmann::json object = nlohmann::json::parse(stored);
+  nlohmann::json object = ParseStored(stored);
   return kind.from_storage != nullptr ? kind.from_storage(object) : object;
 }
 

@@ -480,7 +480,7 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
       !object["metadata"].contains("managedFields")) {
     // Hot path (updates of objects no manager is recorded on): decode only what BeforeUpdate
     // and the field manager read.
-    old_object["metadata"] = json::parse(old_meta);
+    old_object["metadata"] = ParseStored(old_meta);
   } else {
     old_object = ServedObject(kind, existing->value);
   }

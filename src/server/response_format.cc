@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "api/json_scanner.h"
 #include "api/object_head.h"
 #include "api/status_object.h"
 #include "server/kind_strategy.h"
@@ -134,7 +135,7 @@ std::string RenderObject(const ResponseFormat& format, const api::KindInfo& kind
                          const Clock& clock) {
   std::string text = ObjectText(kind, version, stored, revision);
   if (format.as == ResponseFormat::As::kObject) return text;
-  json object = json::parse(text);
+  json object = ParseStored(text);
   if (format.as == ResponseFormat::As::kPartialMetadata) return PartialObject(object).dump();
   return Table(kind, revision, json::array({TableRow(format, kind, object, clock)})).dump();
 }
@@ -158,7 +159,7 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
   json rows = json::array();
   json partial_items = json::array();
   for (const store::KeyValue* kv : items) {
-    json object = json::parse(ObjectText(kind, version, kv->value, kv->mod_revision));
+    json object = ParseStored(ObjectText(kind, version, kv->value, kv->mod_revision));
     if (format.as == ResponseFormat::As::kTable) {
       rows.push_back(TableRow(format, kind, object, clock));
     } else {
@@ -217,7 +218,7 @@ bool ObjectFilter::Matches(const api::KindInfo& kind, const std::string& stored)
       ReadsOnlyHead() && api::ReadObjectHead(stored, head, /*with_labels=*/!labels_.empty())) {
     return MatchesHead(head);
   }
-  json object = json::parse(stored, nullptr, false);
+  json object = api::ParseJson(stored);
   if (!object.is_object()) return false;
   const json& meta = object["metadata"];
   if (!name_.empty() && meta.value("name", "") != name_) return false;
