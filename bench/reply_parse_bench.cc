@@ -1,8 +1,9 @@
 // What a lock pays to take in the server's reply to a renewal: a Lease as kube-apiserver and
 // tenure serve return it (managedFields included), parsed whole and then stripped of its
 // managedFields, against parsed without them (api::ParseWithoutManagedFields); and nlohmann's
-// parser against api::ParseJson on the whole object, as the server parses a stored object for an
-// update. Figures in docs/performance.md.
+// parser and serializer against api::ParseJson and api::DumpJson on the whole object, as the
+// server parses a stored object for an update and writes the new one. Figures in
+// docs/performance.md.
 //   build/bench/reply_parse_bench [--calls 200000]
 #include <chrono>
 #include <cstdio>
@@ -12,7 +13,7 @@
 
 #include "bench_util.h"
 
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/parse_without_managed_fields.h"
 
 namespace {
@@ -39,6 +40,16 @@ void Time(const char* what, int calls, const std::function<nlohmann::json()>& pa
               members / static_cast<size_t>(calls));
 }
 
+void TimeDump(const char* what, int calls, const std::function<std::string()>& dump) {
+  size_t bytes = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) bytes += dump().size();
+  double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%-44s %6.2f us per object (%zu bytes)\n", what, us / calls,
+              bytes / static_cast<size_t>(calls));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,5 +67,8 @@ int main(int argc, char** argv) {
        [] { return nlohmann::json::parse(kRenewalReply); });
   Time("parsed whole by api::ParseJson", calls,
        [] { return tenure::api::ParseJson(kRenewalReply); });
+  const nlohmann::json tree = nlohmann::json::parse(kRenewalReply);
+  TimeDump("written by nlohmann's dump()", calls, [&] { return tree.dump(); });
+  TimeDump("written by api::DumpJson", calls, [&] { return tenure::api::DumpJson(tree); });
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "api/client_json.h"
 #include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/kinds.h"
 #include "api/object_head.h"
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 
 namespace tenure::api {
 

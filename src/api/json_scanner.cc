@@ -1,5 +1,5 @@
 // JsonScanner: checking and stepping over JSON values, decoding only the strings asked for, and
-// building trees of them (ParseJson).
+// building trees of them.
 #include "api/json_scanner.h"
 
 #include <algorithm>
@@ -21,27 +21,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// The length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), 0 when it is not
-// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-size_t Utf8Length(const unsigned char* p, const unsigned char* end) {
-  const auto in = [&](size_t i, unsigned char lo, unsigned char hi) {
-    return p + i < end && p[i] >= lo && p[i] <= hi;
-  };
-  const unsigned char c = p[0];
-  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
-  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  }
-  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) {
-    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  }
-  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  return 0;
 }
 
 void AppendUtf8(uint32_t code_point, std::string& out) {
@@ -75,6 +54,25 @@ int32_t Hex4(const char* p, const char* end) {
 }
 
 }  // namespace
+
+size_t Utf8Length(const unsigned char* p, const unsigned char* end) {
+  const auto in = [&](size_t i, unsigned char lo, unsigned char hi) {
+    return p + i < end && p[i] >= lo && p[i] <= hi;
+  };
+  const unsigned char c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  }
+  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) {
+    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  }
+  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
 
 char JsonScanner::Peek() {
   while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -377,33 +375,6 @@ bool JsonScanner::Tree(nlohmann::json& out) {
       open.pop_back();
     }
   }
-}
-
-nlohmann::json ParseJson(std::string_view text) {
-  nlohmann::json out;
-  JsonScanner scan(text);
-  if (!scan.Tree(out) || !scan.AtEnd()) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return out;
-}
-
-bool IdenticalJson(const nlohmann::json& a, const nlohmann::json& b) {
-  std::vector<std::pair<const nlohmann::json*, const nlohmann::json*>> pending = {{&a, &b}};
-  while (!pending.empty()) {
-    const auto [x, y] = pending.back();
-    pending.pop_back();
-    if (x->type() != y->type() || x->size() != y->size()) return false;
-    if (x->is_object()) {
-      for (auto i = x->begin(), j = y->begin(); i != x->end(); ++i, ++j) {
-        if (i.key() != j.key()) return false;
-        pending.emplace_back(&*i, &*j);
-      }
-    } else if (x->is_array()) {
-      for (size_t i = 0; i < x->size(); ++i) pending.emplace_back(&(*x)[i], &(*y)[i]);
-    } else if (*x != *y) {
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace tenure::api

@@ -3,7 +3,7 @@
 // after checking it, building nothing. For reads that want a few members of a large object (an
 // object's head: its metadata before its managedFields and spec) without paying for a tree or a
 // SAX event per token. Nesting is followed on a small stack of its own, not by recursion.
-// ParseJson builds a whole tree with it, for nlohmann::json::parse's hot callers.
+// ParseJson (json_text.h) builds whole trees with it.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -71,14 +71,8 @@ class JsonScanner {
   const char* end_;
 };
 
-// `text` parsed as nlohmann::json::parse(text, nullptr, false) parses it: the same tree, types
-// included, or a discarded value (is_discarded()) where nlohmann refuses the text. One
-// difference: nlohmann takes a NUL byte outside a string as the end of its input, this refuses
-// it. About twice as fast: no token buffer, strings copied in runs.
-nlohmann::json ParseJson(std::string_view text);
-
-// Whether `a` and `b` are the same tree with the same types (nlohmann's == takes 1, 1u and 1.0
-// as equal; their text differs).
-bool IdenticalJson(const nlohmann::json& a, const nlohmann::json& b);
+// The length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), 0 when it is not
+// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t Utf8Length(const unsigned char* p, const unsigned char* end);
 
 }  // namespace tenure::api

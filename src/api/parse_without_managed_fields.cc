@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "api/json_scanner.h"
+#include "api/json_text.h"
 
 namespace tenure::api {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/canonical_json.h"
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/meta_descriptions.h"
 #include "api/types.h"
 

@@ -1,7 +1,7 @@
 // Informer: a local copy of one collection kept current by a shared watch (parsed or as text).
 #include "client/informer.h"
 
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "client/resource_version.h"
 
 namespace tenure::client {
@@ -79,8 +79,8 @@ bool Informer::Store(const Key& key, const json& object) {
   if (keep_ == Keep::kParsed) {
     stored.object = object;
   } else {
-    stored.text = object.dump();  // the shared watch leaves managedFields out
-    stored.text.shrink_to_fit();  // kept for long: without the room left by appending
+    stored.text = api::DumpJson(object);  // the shared watch leaves managedFields out
+    stored.text.shrink_to_fit();          // kept for long: without the room left by appending
   }
   return true;
 }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_paths.h"
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/status_object.h"
 #include "client/proxy.h"
 #include "client/watch_multiplexer.h"

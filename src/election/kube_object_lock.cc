@@ -6,7 +6,7 @@
 
 #include "api/api_paths.h"
 #include "api/codec.h"
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/object_members.h"
 #include "api/object_meta_validation.h"
 #include "api/parse_without_managed_fields.h"
@@ -151,7 +151,7 @@ Result<ObservedRecord> KubeObjectLock::Create(const LeaderElectionRecord& record
   if (!invalid_.ok()) return invalid_;
   json object = NewObject(record);
   if (object.is_object()) AddLabels(object["metadata"]);
-  const std::string body = object.dump();
+  const std::string body = api::DumpJson(object);
   return Remember(KubeClientOf(*cluster_).CallForText("POST", collection_path_, &body, timeout),
                   /*own_write=*/true);
 }
@@ -199,7 +199,7 @@ Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderEle
   } else {
     json value = MemberOf(base, member_name);
     PutRecord(value, record);
-    member = value.dump();
+    member = api::DumpJson(value);
   }
   // A body names its kind, whatever the object read did (kube-apiserver refuses one without).
   const std::string api_version = json(kind_.api_version(version_)).dump();
@@ -211,10 +211,10 @@ Result<ObservedRecord> KubeObjectLock::Put(const KeptText& base, const LeaderEle
     json labelled = member_name == "metadata" ? ParseOrNull(member) : MemberOf(base, "metadata");
     AddLabels(labelled);
     if (member_name == "metadata") {
-      member = labelled.dump();
+      member = api::DumpJson(labelled);
       replace[2].second = member;
     } else {
-      metadata = labelled.dump();
+      metadata = api::DumpJson(labelled);
       replace.emplace_back("metadata", metadata);
     }
   }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "api/codec.h"
+#include "api/json_text.h"
 #include "api/object_members.h"
 #include "api/time.h"
 #include "election/kube_object_lock.h"
@@ -120,7 +121,8 @@ class LeaseLock final : public KubeObjectLock {
     r.leader_transitions = spec.lease_transitions.value_or(0);
     r.strategy = spec.strategy.value_or("");
     r.preferred_holder = spec.preferred_holder.value_or("");
-    out.raw = alone.value("spec", json::object()).dump();  // the bytes as stored, not as read
+    out.raw =
+        api::DumpJson(alone.value("spec", json::object()));  // the bytes as stored, not as read
   }
 };
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 
 namespace tenure::server {
 
@@ -73,7 +73,7 @@ std::string ObjectText(const api::KindInfo& kind, std::string_view version, std:
                        int64_t revision) {
   if (kind.from_storage != nullptr) {
     return AtVersion(kind, version,
-                     WithResourceVersion(ServedObject(kind, stored).dump(), revision));
+                     WithResourceVersion(api::DumpJson(ServedObject(kind, stored)), revision));
   }
   return AtVersion(kind, version, WithResourceVersion(stored, revision));
 }
@@ -89,7 +89,8 @@ nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored) 
 }
 
 std::string StoredValue(const api::KindInfo& kind, const nlohmann::json& object) {
-  std::string value = kind.to_storage != nullptr ? kind.to_storage(object).dump() : object.dump();
+  std::string value =
+      kind.to_storage != nullptr ? api::DumpJson(kind.to_storage(object)) : api::DumpJson(object);
   // dump() appends as it goes and leaves up to as much room again unused. The value is kept
   // for as long as it is current, and then in the histories (about five versions of a renewed
   // Lease): the room would be a third of the server's memory.

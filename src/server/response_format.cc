@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "api/json_scanner.h"
+#include "api/json_text.h"
 #include "api/object_head.h"
 #include "api/status_object.h"
 #include "server/kind_strategy.h"
