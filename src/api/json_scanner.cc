@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/json_string.h"
+
 namespace tenure::api {
 namespace {
 
@@ -54,25 +56,6 @@ int32_t Hex4(const char* p, const char* end) {
 }
 
 }  // namespace
-
-size_t Utf8Length(const unsigned char* p, const unsigned char* end) {
-  const auto in = [&](size_t i, unsigned char lo, unsigned char hi) {
-    return p + i < end && p[i] >= lo && p[i] <= hi;
-  };
-  const unsigned char c = p[0];
-  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
-  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
-  }
-  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
-  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) {
-    return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  }
-  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
-  return 0;
-}
 
 char JsonScanner::Peek() {
   while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;

@@ -71,8 +71,4 @@ class JsonScanner {
   const char* end_;
 };
 
-// The length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), 0 when it is not
-// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
-size_t Utf8Length(const unsigned char* p, const unsigned char* end);
-
 }  // namespace tenure::api

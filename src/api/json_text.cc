@@ -8,64 +8,10 @@
 #include <vector>
 
 #include "api/json_scanner.h"
+#include "core/json_string.h"
 
 namespace tenure::api {
 namespace {
-
-// `text` quoted and escaped as nlohmann escapes it (ensure_ascii off); false when it is not UTF-8.
-bool AppendString(std::string_view text, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  const auto* run = p;  // the start of the bytes not yet appended
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++p;
-      continue;
-    }
-    if (c >= 0x80) {
-      const size_t n = Utf8Length(p, end);
-      if (n == 0) return false;
-      p += n;
-      continue;
-    }
-    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
-        break;
-    }
-    run = ++p;
-  }
-  out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
-  out.push_back('"');
-  return true;
-}
 
 template <typename Integer>
 void AppendInteger(Integer value, std::string& out) {
@@ -85,7 +31,7 @@ bool Append(const nlohmann::json& value, std::string& out) {
       for (const auto& [key, member] : value.items()) {
         if (!first) out.push_back(',');
         first = false;
-        if (!AppendString(key, out)) return false;
+        if (!AppendJsonString(out, key)) return false;
         out.push_back(':');
         if (!Append(member, out)) return false;
       }
@@ -104,7 +50,7 @@ bool Append(const nlohmann::json& value, std::string& out) {
       return true;
     }
     case Type::string:
-      return AppendString(*value.get_ptr<const std::string*>(), out);
+      return AppendJsonString(out, *value.get_ptr<const std::string*>());
     case Type::boolean:
       out += value.get<bool>() ? "true" : "false";
       return true;

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/go_quote.h"
+#include "core/json_string.h"
 
 namespace tenure {
 
@@ -41,40 +42,6 @@ void AppendTime(std::string& out, std::chrono::system_clock::time_point time) {
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(millis));
   out += buf;
-}
-
-// A JSON string literal: quotes, backslashes and control bytes escaped; other bytes (UTF-8
-// included) as they are.
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
 }
 
 bool NeedsQuotes(std::string_view value) {
