@@ -1,12 +1,15 @@
 // What the dashboard's board costs per Lease: the bytes it keeps (allocated bytes, mallinfo2,
 // around N Leases fed to a board alone) and the time it takes to apply one renewal event (a
-// watch event's object as the shared watch delivers it, without managedFields). Figures in
+// watch event's object as the shared watch delivers it, without managedFields); and the bytes
+// its term history (TermArchive) keeps once every Lease's term is written. Figures in
 // docs/performance.md ("The dashboard's cost at scale").
 //   build/bench/dashboard_bench [--calls 10000]   (the number of Leases)
 #include <malloc.h>
+#include <stdlib.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +18,7 @@
 
 #include "api/time.h"
 #include "dashboard/board.h"
+#include "dashboard/term_archive.h"
 
 int main(int argc, char** argv) {
   using namespace tenure;
@@ -64,5 +68,35 @@ int main(int argc, char** argv) {
               static_cast<double>(after - before) / static_cast<double>(leases));
   std::printf("renewal event applied in   %.2f us\n", ns / 1000);
   (*board)->Stop();
+
+  char dir[] = "/tmp/tenure-dashboard-bench-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return 1;
+  {
+    auto archive = dashboard::TermArchive::Open(std::string(dir) + "/terms.jsonl");
+    if (!archive.ok()) {
+      std::fprintf(stderr, "%s\n", archive.status().ToString().c_str());
+      return 1;
+    }
+    const size_t opened = mallinfo2().uordblks;
+    for (const auto& e : events) {
+      dashboard::Term term;
+      term.holder = e["spec"]["holderIdentity"].get<std::string>();
+      term.start = base;
+      term.last_renewal = base + std::chrono::seconds(2 * kRounds);
+      term.renewals = kRounds;
+      term.lease_duration_seconds = 15;
+      (*archive)->Put({e["metadata"]["namespace"], e["metadata"]["name"]}, {term});
+    }
+    if (Status s = (*archive)->Flush(base); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::printf(
+        "history bytes per Lease    %.0f (written, %ju bytes of file per Lease)\n",
+        static_cast<double>(mallinfo2().uordblks - opened) / static_cast<double>(leases),
+        static_cast<uintmax_t>(std::filesystem::file_size(std::string(dir) + "/terms.jsonl") /
+                               static_cast<uintmax_t>(leases)));
+  }
+  std::filesystem::remove_all(dir);
   return 0;
 }

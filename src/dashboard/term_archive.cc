@@ -1,4 +1,5 @@
-// TermArchive: the dashboard's term history in a JSON-lines file, bounded and compacted.
+// TermArchive: the dashboard's term history in a JSON-lines file, bounded and compacted; in
+// memory only where each Lease's newest line is.
 #include "dashboard/term_archive.h"
 
 #include <fcntl.h>
@@ -11,8 +12,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <utility>
+#include <vector>
 
 namespace tenure::dashboard {
 
@@ -30,6 +33,14 @@ Status WriteAll(int fd, const std::string& data, const std::string& path) {
   }
   return Status::Ok();
 }
+
+// A file descriptor closed when it goes out of scope.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
 
 // When a Lease's history last changed: its last term's end, else its start.
 api::Timestamp LastChange(const std::vector<Term>& terms) {
@@ -85,7 +96,7 @@ Result<std::pair<LeaseKey, std::vector<Term>>> TermArchive::ParseLine(const std:
     deleted_at = api::ParseTime(d->get<std::string>());
   }
   if (record != nullptr) {
-    record->line = line;
+    record->length = static_cast<uint32_t>(line.size());
     record->deleted = deleted_at.has_value();
     record->last_change = deleted_at.value_or(LastChange(terms));
   }
@@ -99,7 +110,8 @@ Status TermArchive::Read() {
   std::ifstream in(path_);
   if (!in) return Status::Internal("cannot read " + path_);
   std::string line;
-  while (std::getline(in, line)) {
+  uint64_t offset = 0;
+  for (; std::getline(in, line); offset += line.size() + 1) {
     if (line.empty()) continue;
     Record record;
     auto parsed = ParseLine(line, &record);
@@ -107,16 +119,42 @@ Status TermArchive::Read() {
       ++skipped_lines_;
       continue;
     }
-    records_[parsed->first] = std::move(record);
+    record.offset = offset;
+    record.written = true;
+    records_[parsed->first] = record;
     loaded_[parsed->first] = std::move(parsed->second);
   }
   return Status::Ok();
 }
 
+Result<std::string> TermArchive::LineOf(const LeaseKey& key, const Record& record, int fd) const {
+  if (!record.written) {
+    auto it = pending_.find(key);
+    if (it == pending_.end()) return Status::Internal("no line for a record of " + path_);
+    return it->second;
+  }
+  std::string line(record.length, '\0');
+  size_t at = 0;
+  while (at < line.size()) {
+    const ssize_t n =
+        ::pread(fd, line.data() + at, line.size() - at, static_cast<off_t>(record.offset + at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Status::Internal("cannot read " + path_ + ": " +
+                              (n < 0 ? std::strerror(errno) : "it is shorter than written"));
+    }
+    at += static_cast<size_t>(n);
+  }
+  return line;
+}
+
 std::optional<std::vector<Term>> TermArchive::TermsOf(const LeaseKey& key) const {
   auto it = records_.find(key);
   if (it == records_.end()) return std::nullopt;
-  auto parsed = ParseLine(it->second.line, nullptr);
+  Fd file{it->second.written ? ::open(path_.c_str(), O_RDONLY | O_CLOEXEC) : -1};
+  auto line = LineOf(key, it->second, file.fd);
+  if (!line.ok()) return std::nullopt;
+  auto parsed = ParseLine(*line, nullptr);
   if (!parsed.ok()) return std::nullopt;
   return std::move(parsed->second);
 }
@@ -128,32 +166,38 @@ void TermArchive::Put(const LeaseKey& key, const std::vector<Term>& terms,
       terms.size() > TermLedger::kMaxTerms ? terms.size() - TermLedger::kMaxTerms : 0;
   for (size_t i = first; i < terms.size(); ++i) record["terms"].push_back(TermToJson(terms[i]));
   if (deleted_at) record["deletedAt"] = api::FormatMicroTime(*deleted_at);
-  Record& r = records_[key];
-  if (!r.line.empty()) live_bytes_ -= r.line.size() + 1;
-  r.line = record.dump(-1, ' ', false, json::error_handler_t::replace);
-  live_bytes_ += r.line.size() + 1;
+  auto [it, added] = records_.try_emplace(key);
+  Record& r = it->second;
+  if (!added) live_bytes_ -= r.length + 1;
+  std::string& line = pending_[key];
+  line = record.dump(-1, ' ', false, json::error_handler_t::replace);
+  live_bytes_ += line.size() + 1;
+  r.length = static_cast<uint32_t>(line.size());
+  r.written = false;
   r.deleted = deleted_at.has_value();
   r.last_change = deleted_at.value_or(LastChange(terms));
-  pending_.push_back(key);
+}
+
+void TermArchive::Forget(std::map<LeaseKey, Record>::iterator it) {
+  live_bytes_ -= it->second.length + 1;
+  pending_.erase(it->first);
+  records_.erase(it);
 }
 
 void TermArchive::ApplyBounds(api::Timestamp now) {
   for (auto it = records_.begin(); it != records_.end();) {
+    auto next = std::next(it);
     if (it->second.deleted && now - it->second.last_change > options_.forget_deleted_after) {
-      live_bytes_ -= it->second.line.size() + 1;
-      it = records_.erase(it);
-    } else {
-      ++it;
+      Forget(it);
     }
+    it = next;
   }
   if (records_.size() <= options_.max_leases) return;
   std::vector<std::pair<api::Timestamp, LeaseKey>> by_age;
   for (const auto& [key, r] : records_) by_age.emplace_back(r.last_change, key);
   std::sort(by_age.begin(), by_age.end());
   for (size_t i = 0; i + options_.max_leases < by_age.size(); ++i) {
-    auto it = records_.find(by_age[i].second);
-    live_bytes_ -= it->second.line.size() + 1;
-    records_.erase(it);
+    Forget(records_.find(by_age[i].second));
   }
 }
 
@@ -165,11 +209,10 @@ Status TermArchive::Flush(api::Timestamp now) {
   }
   if (pending_.empty()) return Status::Ok();
   std::string out;
-  std::set<LeaseKey> written;
-  for (const LeaseKey& key : pending_) {
-    auto it = records_.find(key);
-    if (it == records_.end() || !written.insert(key).second) continue;
-    out += it->second.line;
+  std::vector<std::pair<Record*, uint64_t>> placed;  // each line's record and offset
+  for (const auto& [key, line] : pending_) {
+    placed.emplace_back(&records_.at(key), file_bytes_ + out.size());
+    out += line;
     out += '\n';
   }
   int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -181,6 +224,10 @@ Status TermArchive::Flush(api::Timestamp now) {
     rewrite_ = true;
     return s;
   }
+  for (auto [record, offset] : placed) {
+    record->offset = offset;
+    record->written = true;
+  }
   pending_.clear();
   file_bytes_ += out.size();
   if (file_bytes_ > 2 * live_bytes_ + 4096) return Rewrite();
@@ -188,21 +235,40 @@ Status TermArchive::Flush(api::Timestamp now) {
 }
 
 Status TermArchive::Rewrite() {
-  std::string out;
-  live_bytes_ = 0;
-  for (const auto& [key, r] : records_) {
-    out += r.line;
-    out += '\n';
-  }
-  live_bytes_ = out.size();
+  // Each record's newest line, from the file as it is or from pending_, written to a temporary
+  // file a chunk at a time; the records point into the new file only once it replaced the old.
+  constexpr size_t kChunk = 64 * 1024;
   const std::string temp = path_ + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
-  Status s = WriteAll(fd, out, temp);
-  if (s.ok() && ::fsync(fd) != 0) {
+  Fd old_file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC)};
+  Fd new_file{::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
+  if (new_file.fd < 0) {
+    return Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
+  }
+  std::vector<uint64_t> offsets;
+  offsets.reserve(records_.size());
+  std::string out;
+  uint64_t size = 0;
+  Status s = Status::Ok();
+  for (const auto& [key, record] : records_) {
+    auto line = LineOf(key, record, old_file.fd);
+    if (!line.ok()) {
+      s = line.status();
+      break;
+    }
+    offsets.push_back(size + out.size());
+    out += *line;
+    out += '\n';
+    if (out.size() >= kChunk) {
+      if (s = WriteAll(new_file.fd, out, temp); !s.ok()) break;
+      size += out.size();
+      out.clear();
+    }
+  }
+  if (s.ok()) s = WriteAll(new_file.fd, out, temp);
+  size += out.size();
+  if (s.ok() && ::fsync(new_file.fd) != 0) {
     s = Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
   }
-  ::close(fd);
   if (s.ok() && ::rename(temp.c_str(), path_.c_str()) != 0) {
     s = Status::Internal("cannot replace " + path_ + ": " + std::strerror(errno));
   }
@@ -211,9 +277,15 @@ Status TermArchive::Rewrite() {
     rewrite_ = true;  // the file still holds what the bounds dropped: the next Flush tries again
     return s;
   }
+  size_t i = 0;
+  live_bytes_ = size;
+  for (auto& [key, record] : records_) {
+    record.offset = offsets[i++];
+    record.written = true;
+  }
   pending_.clear();
   rewrite_ = false;
-  file_bytes_ = out.size();
+  file_bytes_ = size;
   return Status::Ok();
 }
 

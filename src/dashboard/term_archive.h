@@ -55,24 +55,31 @@ class TermArchive {
   const std::string& path() const { return path_; }
 
  private:
+  // Where a Lease's newest line is: in the file (it holds every Lease a dashboard ever saw, so
+  // the lines are not kept in memory too), or in pending_ until the next Flush writes it.
   struct Record {
-    std::string line;  // the Lease's newest line, without its newline
-    api::Timestamp last_change{};
+    uint64_t offset = 0;  // where the line starts in the file, when `written`
+    uint32_t length = 0;  // the line's length, without its newline
+    bool written = false;
     bool deleted = false;
+    api::Timestamp last_change{};
   };
   // The record of one line; BadRequest when it is not one.
   static Result<std::pair<LeaseKey, std::vector<Term>>> ParseLine(const std::string& line,
                                                                   Record* record);
   TermArchive(std::string path, TermArchiveOptions options);
   Status Read();
+  // The newest line of `key`'s record, from pending_ or read from the file at `fd`.
+  Result<std::string> LineOf(const LeaseKey& key, const Record& record, int fd) const;
   Status Rewrite();
   void ApplyBounds(api::Timestamp now);
+  void Forget(std::map<LeaseKey, Record>::iterator it);
 
   std::string path_;
   TermArchiveOptions options_;
   std::map<LeaseKey, std::vector<Term>> loaded_;
   std::map<LeaseKey, Record> records_;
-  std::vector<LeaseKey> pending_;
+  std::map<LeaseKey, std::string> pending_;  // lines Put and not yet in the file
   bool rewrite_ = false;  // an append failed: the next Flush rewrites the whole file
   int lock_fd_ = -1;
   size_t skipped_lines_ = 0;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace tenure::dashboard {
 namespace {
@@ -77,6 +78,34 @@ TEST_F(TermArchiveTest, TheFileIsRewrittenWhenItHoldsTwiceWhatIsLive) {
   auto again = TermArchive::Open(path_);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->TakeLoaded().size(), 1u);
+}
+
+// The lines live in the file, not in memory: a Lease's terms are read back from wherever its
+// newest line is (still to be written, appended, or moved by a rewrite).
+TEST_F(TermArchiveTest, TermsAreReadBackBeforeAndAfterTheyAreWrittenAndRewritten) {
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  std::map<LeaseKey, std::vector<Term>> expected;
+  for (int round = 0; round < 60; ++round) {
+    for (int lease = 0; lease < 4; ++lease) {
+      if ((round + lease) % 3 == 0) continue;
+      const LeaseKey key{"ns", "l" + std::to_string(lease)};
+      expected[key] = Terms("h" + std::to_string(round), 1 + (round + lease) % 4,
+                            round % 2 ? TermEnd::kCurrent : TermEnd::kExpired);
+      (*archive)->Put(key, expected[key]);
+      EXPECT_EQ((*archive)->TermsOf(key), expected[key]) << "before Flush, round " << round;
+    }
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    for (const auto& [key, terms] : expected) {
+      EXPECT_EQ((*archive)->TermsOf(key), terms) << key.second << ", round " << round;
+    }
+  }
+  EXPECT_LT(fs::file_size(path_), 3 * 4 * 2000 + 4096) << "never rewritten";
+  archive->reset();
+  auto reread = TermArchive::Open(path_);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ((*reread)->TakeLoaded(), expected);
+  for (const auto& [key, terms] : expected) EXPECT_EQ((*reread)->TermsOf(key), terms);
 }
 
 TEST_F(TermArchiveTest, BoundsForgetTheOldestLeasesAndLongDeletedOnes) {
