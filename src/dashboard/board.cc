@@ -248,11 +248,53 @@ bool Board::Live() const {
   return client_ == nullptr || (leases_synced_ && leases_ && leases_->active());
 }
 
+Board::LeaseView::LeaseView(api::LeaseSpec spec, std::string resource_version, bool server_identity)
+    : resource_version_(std::move(resource_version)), server_identity_(server_identity) {
+  if (spec.holder_identity) {
+    holder_ = std::move(*spec.holder_identity);
+    present_ |= kHolder;
+  }
+  if (spec.lease_duration_seconds) {
+    lease_duration_seconds_ = *spec.lease_duration_seconds;
+    present_ |= kDuration;
+  }
+  if (spec.acquire_time) {
+    acquire_time_ = *spec.acquire_time;
+    present_ |= kAcquireTime;
+  }
+  if (spec.renew_time) {
+    renew_time_ = *spec.renew_time;
+    present_ |= kRenewTime;
+  }
+  if (spec.lease_transitions) {
+    lease_transitions_ = *spec.lease_transitions;
+    present_ |= kTransitions;
+  }
+  if (spec.strategy || spec.preferred_holder) {
+    coordinated_ = std::make_unique<const Coordinated>(
+        Coordinated{std::move(spec.strategy), std::move(spec.preferred_holder)});
+  }
+}
+
+api::LeaseSpec Board::LeaseView::spec() const {
+  api::LeaseSpec spec;
+  if (present_ & kHolder) spec.holder_identity = holder_;
+  if (present_ & kDuration) spec.lease_duration_seconds = lease_duration_seconds_;
+  if (present_ & kAcquireTime) spec.acquire_time = acquire_time_;
+  if (present_ & kRenewTime) spec.renew_time = renew_time_;
+  if (present_ & kTransitions) spec.lease_transitions = lease_transitions_;
+  if (coordinated_) {
+    spec.strategy = coordinated_->strategy;
+    spec.preferred_holder = coordinated_->preferred_holder;
+  }
+  return spec;
+}
+
 void Board::Reschedule(const LeaseKey& key, Entry& entry, api::Timestamp now) {
   if (entry.scheduled) schedule_.erase({*entry.scheduled, &key});
   entry.scheduled.reset();
   if (!entry.lease) return;
-  std::optional<api::Timestamp> next = NextStateChange(entry.lease->spec, now);
+  std::optional<api::Timestamp> next = NextStateChange(entry.lease->spec(), now);
   if (auto expiry = entry.ledger.CurrentTermExpiry()) {
     // A term whose lease already ran out ends at the next tick; while the watch is down (no
     // term is judged then) it is looked at again a tick later.
@@ -336,13 +378,13 @@ void Board::ApplyLease(const std::string& type, const json& object) {
   entry.listed = true;
   entry.deleted_at.reset();
   if (entry.ledger.Observe(now, &lease->spec)) entry.archive_dirty = true;
-  entry.status = StatusOf(lease->spec, now);
+  entry.state = StatusOf(lease->spec, now).state;
   auto identity = lease->metadata.labels.find(std::string(coordination::kApiServerIdentityLabel));
   const bool server_identity = key->first == "kube-system" &&
                                identity != lease->metadata.labels.end() &&
                                identity->second == "kube-apiserver";
-  entry.lease = LeaseView{std::move(lease->spec), std::move(lease->metadata.resource_version),
-                          server_identity};
+  entry.lease.emplace(std::move(lease->spec), std::move(lease->metadata.resource_version),
+                      server_identity);
   Reschedule(it->first, entry, now);
   Touch(entry);
 }
@@ -398,9 +440,9 @@ void Board::Tick() {
       entry.archive_dirty = true;
       changed = true;
     }
-    LeaseStatus status = StatusOf(entry.lease->spec, now);
-    if (status.state != entry.status.state) changed = true;
-    entry.status = status;
+    const LeaseState state = StatusOf(entry.lease->spec(), now).state;
+    if (state != entry.state) changed = true;
+    entry.state = state;
     Reschedule(it->first, entry, now);
     if (changed) Touch(entry);
   }
@@ -423,13 +465,15 @@ json Board::RowOf(const LeaseKey& key, const Entry& entry) const {
     row["state"] = "deleted";
     return row;
   }
-  const api::LeaseSpec& spec = entry.lease->spec;
+  const api::LeaseSpec spec = entry.lease->spec();
+  // The times of StatusOf do not depend on the moment; the state is the one last ticked.
+  const LeaseStatus times = StatusOf(spec, api::Timestamp{});
   row["holder"] = spec.holder_identity.value_or("");
-  row["state"] = LeaseStateName(entry.status.state);
+  row["state"] = LeaseStateName(entry.state);
   row["acquireTime"] = TimeOrNull(spec.acquire_time);
   row["renewTime"] = TimeOrNull(spec.renew_time);
-  row["lastRenewal"] = TimeOrNull(entry.status.last_renewal);
-  row["expires"] = TimeOrNull(entry.status.expires);
+  row["lastRenewal"] = TimeOrNull(times.last_renewal);
+  row["expires"] = TimeOrNull(times.expires);
   row["leaseDurationSeconds"] =
       spec.lease_duration_seconds ? json(*spec.lease_duration_seconds) : json(nullptr);
   row["transitions"] = spec.lease_transitions.value_or(0);
@@ -437,7 +481,7 @@ json Board::RowOf(const LeaseKey& key, const Entry& entry) const {
   row["preferredHolder"] = spec.preferred_holder.value_or("");
   auto c = candidates_.find(key);
   row["candidates"] = c == candidates_.end() ? 0 : c->second.size();
-  row["resourceVersion"] = entry.lease->resource_version;
+  row["resourceVersion"] = entry.lease->resource_version();
   return row;
 }
 
@@ -455,7 +499,7 @@ Board::OverviewDelta Board::Overview(const OverviewFilter& filter, uint64_t sinc
     if (!filter.namespace_.empty() && key.first != filter.namespace_) continue;
     if (!search.empty() && Lower(key.first).find(search) == std::string::npos &&
         Lower(key.second).find(search) == std::string::npos &&
-        Lower(entry.lease->spec.holder_identity.value_or("")).find(search) == std::string::npos) {
+        Lower(entry.lease->holder()).find(search) == std::string::npos) {
       continue;
     }
     ++total;
@@ -476,11 +520,12 @@ Board::OverviewDelta Board::Overview(const OverviewFilter& filter, uint64_t sinc
 json Board::CandidatesOf(const LeaseKey& key, const Entry& entry) const {
   json list = json::array();
   json decision = json::object();
-  const std::string holder = entry.lease ? entry.lease->spec.holder_identity.value_or("") : "";
-  const std::string preferred = entry.lease ? entry.lease->spec.preferred_holder.value_or("") : "";
+  const api::LeaseSpec spec = entry.lease ? entry.lease->spec() : api::LeaseSpec{};
+  const std::string holder = spec.holder_identity.value_or("");
+  const std::string preferred = spec.preferred_holder.value_or("");
   decision["holder"] = holder;
   decision["preferredHolder"] = preferred;
-  decision["strategy"] = entry.lease ? entry.lease->spec.strategy.value_or("") : "";
+  decision["strategy"] = spec.strategy.value_or("");
   auto found = candidates_.find(key);
   if (found == candidates_.end() || found->second.empty()) {
     return {{"candidates", list}, {"decision", decision}};
@@ -578,8 +623,8 @@ json Board::Server() const {
   for (const auto& [key, entry] : entries_) {
     if (!entry.lease) continue;
     ++leases;
-    if (entry.lease->server_identity && entry.status.state != LeaseState::kExpired) ++replicas;
-    int64_t rv = std::strtoll(entry.lease->resource_version.c_str(), nullptr, 10);
+    if (entry.lease->server_identity() && entry.state != LeaseState::kExpired) ++replicas;
+    int64_t rv = std::strtoll(entry.lease->resource_version().c_str(), nullptr, 10);
     newest = std::max(newest, rv);
   }
   for (const auto& [key, list] : candidates_) candidates += list.size();
@@ -592,8 +637,8 @@ json Board::Server() const {
   if (!out.contains("revision") && newest > 0) out["newestLeaseRevision"] = newest;
   auto controller = entries_.find(kControllerLease);
   if (controller != entries_.end() && controller->second.lease) {
-    out["controller"] = {{"holder", controller->second.lease->spec.holder_identity.value_or("")},
-                         {"state", LeaseStateName(controller->second.status.state)}};
+    out["controller"] = {{"holder", controller->second.lease->holder()},
+                         {"state", LeaseStateName(controller->second.state)}};
   }
   out["watching"] = watching_ && leases_ && leases_->active();
   if (!options_.archive_path.empty()) {

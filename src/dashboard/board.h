@@ -111,20 +111,45 @@ class Board {
   uint64_t WaitForChange(uint64_t after, std::chrono::milliseconds timeout) const;
 
  private:
-  // What the board keeps of a Lease: its spec and version, nothing else (it holds every Lease
-  // of a cluster).
-  struct LeaseView {
-    api::LeaseSpec spec;
-    std::string resource_version;
-    bool server_identity = false;  // an API server's identity Lease (counts the replicas)
+  // What the board keeps of a Lease: its spec and version, nothing else, in few bytes (it holds
+  // every Lease of a cluster): absent members marked by flags, the coordinated ones (rare) apart.
+  class LeaseView {
+   public:
+    LeaseView(api::LeaseSpec spec, std::string resource_version, bool server_identity);
+    api::LeaseSpec spec() const;
+    const std::string& holder() const { return holder_; }  // "" when absent
+    const std::string& resource_version() const { return resource_version_; }
+    bool server_identity() const { return server_identity_; }
+
+   private:
+    struct Coordinated {
+      std::optional<std::string> strategy;
+      std::optional<std::string> preferred_holder;
+    };
+    enum Present : uint8_t {
+      kHolder = 1,
+      kDuration = 2,
+      kAcquireTime = 4,
+      kRenewTime = 8,
+      kTransitions = 16,
+    };
+    std::string holder_;
+    std::string resource_version_;
+    api::Timestamp acquire_time_{};
+    api::Timestamp renew_time_{};
+    int32_t lease_duration_seconds_ = 0;
+    int32_t lease_transitions_ = 0;
+    uint8_t present_ = 0;
+    bool server_identity_ = false;  // an API server's identity Lease (counts the replicas)
+    std::unique_ptr<const Coordinated> coordinated_;  // none when neither is set
   };
   struct Entry {
     std::optional<LeaseView> lease;  // none: known from history only (deleted)
     TermLedger ledger;
-    LeaseStatus status;
-    uint64_t changed = 0;
+    LeaseState state = LeaseState::kReleased;  // as of the last change or tick
     bool archive_dirty = false;
-    bool listed = true;                        // delivered since the feed's last RESET
+    bool listed = true;  // delivered since the feed's last RESET
+    uint64_t changed = 0;
     std::optional<api::Timestamp> scheduled;   // its place in schedule_
     std::optional<api::Timestamp> deleted_at;  // the Lease was deleted then
     api::Timestamp archived_renewal{};         // the open term's last renewal as last written

@@ -110,6 +110,54 @@ TEST_F(BoardTest, TheOverviewSendsOnlyWhatChangedAndWhatEnteredItsWindow) {
   EXPECT_EQ(board_->Overview(other, 0).document["total"], 0);
 }
 
+// The board keeps a Lease's spec in its own compact form: each member reads back as it came, set
+// or not (a holder absent or empty, times missing, the coordinated members).
+TEST_F(BoardTest, ARowShowsEveryMemberOfTheSpecAsItCame) {
+  json full = Lease("ns", "full", "a-holder-name-longer-than-fifteen", Now(-3));
+  full["spec"]["acquireTime"] = Now(-60);
+  full["spec"]["leaseTransitions"] = 7;
+  full["spec"]["strategy"] = "OldestEmulationVersion";
+  full["spec"]["preferredHolder"] = "b";
+  full["metadata"]["resourceVersion"] = "12345678901234567890";
+  board_->ApplyLease("ADDED", full);
+  json row = Row("ns", "full");
+  EXPECT_EQ(row["holder"], "a-holder-name-longer-than-fifteen");
+  EXPECT_EQ(row["acquireTime"], Now(-60));
+  EXPECT_EQ(row["renewTime"], Now(-3));
+  EXPECT_EQ(row["lastRenewal"], Now(-3));
+  EXPECT_EQ(row["expires"], Now(12));
+  EXPECT_EQ(row["leaseDurationSeconds"], 15);
+  EXPECT_EQ(row["transitions"], 7);
+  EXPECT_EQ(row["strategy"], "OldestEmulationVersion");
+  EXPECT_EQ(row["preferredHolder"], "b");
+  EXPECT_EQ(row["state"], "pending");
+  EXPECT_EQ(row["resourceVersion"], "12345678901234567890");
+  EXPECT_EQ((*board_->Lease({"ns", "full"}))["decision"]["preferredHolder"], "b");
+
+  board_->ApplyLease(
+      "ADDED", {{"metadata", {{"namespace", "ns"}, {"name", "bare"}}}, {"spec", json::object()}});
+  row = Row("ns", "bare");
+  EXPECT_EQ(row["holder"], "");
+  EXPECT_TRUE(row["acquireTime"].is_null());
+  EXPECT_TRUE(row["renewTime"].is_null());
+  EXPECT_TRUE(row["lastRenewal"].is_null());
+  EXPECT_TRUE(row["expires"].is_null());
+  EXPECT_TRUE(row["leaseDurationSeconds"].is_null());
+  EXPECT_EQ(row["transitions"], 0);
+  EXPECT_EQ(row["strategy"], "");
+  EXPECT_EQ(row["state"], "released");
+
+  // Only acquired: the expiry counts from acquireTime.
+  json acquired = Lease("ns", "acquired", "h", Now(-1));
+  acquired["spec"].erase("renewTime");
+  board_->ApplyLease("ADDED", acquired);
+  row = Row("ns", "acquired");
+  EXPECT_TRUE(row["renewTime"].is_null());
+  EXPECT_EQ(row["lastRenewal"], Now(-1));
+  EXPECT_EQ(row["expires"], Now(14));
+  EXPECT_EQ(row["state"], "held");
+}
+
 TEST_F(BoardTest, ACandidateThatMovesToAnotherLeaseLeavesTheFirst) {
   board_->ApplyLease("ADDED", Lease("ns", "one", "x", Now()));
   board_->ApplyLease("ADDED", Lease("ns", "two", "x", Now()));

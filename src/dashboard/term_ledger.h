@@ -86,12 +86,13 @@ class TermLedger {
   void End(Term& term, TermEnd kind, api::Timestamp at);
   void Start(api::Timestamp now, const api::LeaseSpec& spec);
 
+  // (In this order, without padding between the small members: a ledger per Lease.)
   std::vector<Term> terms_;
   std::array<uint16_t, kMaxRenewals> intervals_{};  // milliseconds, a ring from `oldest_`
   uint8_t oldest_ = 0;
   uint8_t intervals_kept_ = 0;
-  api::Timestamp newest_renewal_{};
   bool restored_ = false;  // the open term, if any, awaits confirmation by an observation
+  api::Timestamp newest_renewal_{};
 };
 
 }  // namespace tenure::dashboard
