@@ -373,10 +373,14 @@ void ResourceApi::CreateObject(const std::shared_ptr<Call>& call, json object) {
   });
 }
 
+Result<json> ResourceApi::DecodedObject(Call& call) {
+  auto body = DecodeBody(call.request);
+  if (!body.ok()) return body.status();
+  return api::Canonicalize(*call.kind, *body, call.decode_options());
+}
+
 void ResourceApi::Create(std::shared_ptr<Call> call) {
-  auto body = DecodeBody(call->request);
-  if (!body.ok()) return call->Fail(body.status());
-  auto object = api::Canonicalize(*call->kind, *body, call->decode_options());
+  auto object = DecodedObject(*call);
   if (!object.ok()) return call->Fail(object.status());
   RecordCreate(*call, *object);
   CreateObject(call, std::move(*object));
@@ -426,22 +430,18 @@ UpdateStep ResourceApi::WriteStep(Call& call, std::string value, store::KeyValue
 }
 
 void ResourceApi::Update(std::shared_ptr<Call> call) {
-  auto body = DecodeBody(call->request);
-  if (!body.ok()) return call->Fail(body.status());
-  auto object = api::Canonicalize(*call->kind, *body, call->decode_options());
+  auto object = DecodedObject(*call);
   if (!object.ok()) return call->Fail(object.status());
   auto rv = ParseResourceVersion(MetadataString(*object, "resourceVersion"));
   if (!rv.ok()) return call->Fail(rv.status());
-  RunUpdate(call, [this, call, object = std::move(*object), rv = *rv](bool first) {
-    return UpdateAttempt(call, object, rv, first);
-  });
+  RunUpdate(call, [this, call, body = std::optional<json>(std::move(*object)),
+                   rv = *rv](bool first) mutable { return UpdateAttempt(call, body, rv, first); });
 }
 
-UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const json& body_object,
+UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, std::optional<json>& body,
                                       int64_t rv, bool first) {
   const KindStrategy& strategy = *call->strategy;
   const api::KindInfo& kind = *call->kind;
-  json object = body_object;
   const std::string key = StorageKey(kind, call->info.namespace_, call->info.name);
   // The version the client names, when the store knows it without a read (an etcd replica that
   // wrote or watched it). Whatever happened since, the write's compare-and-swap on that version
@@ -454,6 +454,15 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, const j
   if (first && !known && store_->ReadsBlock()) return UpdateStep::ReadAgain();
   Result<store::KeyValue> existing =
       known ? Result<store::KeyValue>(std::move(*known)) : store_->GetBefore(key, call->deadline);
+  json object;
+  if (body) {
+    object = std::move(*body);
+    body.reset();
+  } else {
+    auto again = DecodedObject(*call);
+    if (!again.ok()) return call->FailStep(again.status());
+    object = std::move(*again);
+  }
   if (!existing.ok()) {
     if (!existing.status().IsNotFound() || !strategy.AllowCreateOnUpdate()) {
       return call->FailStep(StoreError(existing.status(), kind, call->info.name));

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 #include "api/kinds.h"
@@ -60,9 +61,13 @@ class ResourceApi {
   void Delete(std::shared_ptr<Call> call);
   void DeleteCollection(std::shared_ptr<Call> call);
 
-  // One attempt of an update with the body's canonical `object` naming resourceVersion `rv`
-  // (0: none). `first`: it may start from the store's KnownValue of that version.
-  UpdateStep UpdateAttempt(const std::shared_ptr<Call>& call, const nlohmann::json& body_object,
+  // The request's body as a canonical object of the call's kind.
+  static Result<nlohmann::json> DecodedObject(Call& call);
+  // One attempt of an update with the body's canonical object naming resourceVersion `rv` (0:
+  // none). The first attempt that prepares a write takes `body` (no copy); a later one decodes
+  // the body again (after a conflict: rare). `first`: it may start from the store's KnownValue
+  // of that version.
+  UpdateStep UpdateAttempt(const std::shared_ptr<Call>& call, std::optional<nlohmann::json>& body,
                            int64_t rv, bool first);
   // One attempt of a patch of type `type` with the parsed `patch`.
   UpdateStep PatchAttempt(const std::shared_ptr<Call>& call, PatchType type,
