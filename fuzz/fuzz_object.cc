@@ -2,8 +2,8 @@
 // canonicalization for every kind (strict and not), validation of a create and of an update,
 // serialization of the result. The first byte picks the kind (served kinds, then the bodies of
 // subresources such as TokenRequest). And the head readers on the same text: JsonScanner must
-// accept exactly what nlohmann accepts (but for a NUL byte), and api::ParseJson build the tree
-// nlohmann builds, types included.
+// accept exactly what nlohmann accepts (but for a NUL byte), api::ParseJson build the tree
+// nlohmann builds, types included, and api::DumpJson write the bytes dump() writes.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -34,8 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (scanned != nlohmann::json::accept(text)) __builtin_trap();
     const nlohmann::json built = tenure::api::ParseJson(text);
     if (built.is_discarded() == scanned) __builtin_trap();
-    if (scanned && !tenure::api::IdenticalJson(built, nlohmann::json::parse(text))) {
-      __builtin_trap();
+    if (scanned) {
+      const nlohmann::json tree = nlohmann::json::parse(text);
+      if (!tenure::api::IdenticalJson(built, tree)) __builtin_trap();
+      if (tenure::api::DumpJson(tree) != tree.dump()) __builtin_trap();
     }
   }
   tenure::api::ObjectHead head;

@@ -2,6 +2,9 @@
 // building trees of them.
 #include "api/json_scanner.h"
 
+#include <locale.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -280,9 +283,11 @@ bool JsonScanner::NumberTree(nlohmann::json& out) {
   double value = 0;
   if (std::from_chars(start, p_, value).ec != std::errc()) {
     // Too small for a double (Number refused one too large): strtod's zero or subnormal, as
-    // nlohmann's.
+    // nlohmann's, in the "C" locale whatever the program's (the library runs in users'
+    // programs; nlohmann reads the point as the locale's).
+    static const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", locale_t{});
     std::string terminated(text);
-    value = std::strtod(terminated.c_str(), nullptr);
+    value = strtod_l(terminated.c_str(), nullptr, c_locale);
   }
   out = value;
   return true;

@@ -3,6 +3,7 @@
 #include "api/json_text.h"
 
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -93,11 +94,18 @@ bool IdenticalJson(const nlohmann::json& a, const nlohmann::json& b) {
       }
     } else if (x->is_array()) {
       for (size_t i = 0; i < x->size(); ++i) pending.emplace_back(&(*x)[i], &(*y)[i]);
-    } else if (*x != *y) {
-      return false;
+    } else if (*x != *y || (x->is_number_float() &&
+                            std::signbit(x->get<double>()) != std::signbit(y->get<double>()))) {
+      return false;  // (== takes -0.0 for 0.0)
     }
   }
   return true;
+}
+
+nlohmann::json ParseJsonOrThrow(std::string_view text) {
+  nlohmann::json object = ParseJson(text);
+  if (object.is_discarded()) return nlohmann::json::parse(text);  // throws why
+  return object;
 }
 
 std::string DumpJson(const nlohmann::json& value) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -59,6 +60,10 @@ TEST(ParseJsonTest, BuildsTheTreeNlohmannBuildsTypesIncluded) {
   EXPECT_EQ(json(1), json(1u));
   EXPECT_FALSE(IdenticalJson(json(1), json(1u)));
   EXPECT_FALSE(IdenticalJson(json(1.0), json(1)));
+  EXPECT_EQ(json(-0.0), json(0.0));
+  EXPECT_FALSE(IdenticalJson(json(-0.0), json(0.0)));
+  EXPECT_TRUE(ParseJson("-1e-400").is_number_float());
+  EXPECT_TRUE(std::signbit(ParseJson("-1e-400").get<double>()));
   EXPECT_FALSE(IdenticalJson(json::parse(R"({"a":[1]})"), json::parse(R"({"a":[1,2]})")));
   EXPECT_FALSE(IdenticalJson(json::parse(R"({"a":1})"), json::parse(R"({"b":1})")));
 }

@@ -86,7 +86,7 @@ bool Informer::Store(const Key& key, const json& object) {
 }
 
 json Informer::Object(const Stored& stored) const {
-  return keep_ == Keep::kParsed ? stored.object : api::ParseJson(stored.text);
+  return keep_ == Keep::kParsed ? stored.object : api::ParseJsonOrThrow(stored.text);
 }
 
 bool Informer::synced() const {
@@ -113,7 +113,7 @@ std::vector<json> Informer::List(const std::function<bool(const json&)>& keep) c
     if (keep_ == Keep::kParsed) {
       if (!keep || keep(stored.object)) out.push_back(stored.object);
     } else {
-      json object = api::ParseJson(stored.text);
+      json object = api::ParseJsonOrThrow(stored.text);
       if (!keep || keep(object)) out.push_back(std::move(object));
     }
   }

@@ -764,12 +764,21 @@ void Board::WriteArchive(bool all_open) {
     }
   }
   Status s = Status::Ok();
+  size_t lost = 0;
   {
     std::lock_guard archive_lock(archive_mu_);
     if (archive_) {
+      const size_t lost_before = archive_->lost_records();
       for (const Dirty& d : dirty) archive_->Put(d.key, d.terms, d.deleted_at);
       s = archive_->Flush(options_.clock->wall_now());
+      lost = archive_->lost_records() - lost_before;
     }
+  }
+  if (lost > 0) {
+    Log(LogLevel::kWarning, "dashboard",
+        "the term history file changed under the dashboard; the histories no longer in it are "
+        "forgotten",
+        {{"file", options_.archive_path}, {"leases", std::to_string(lost)}});
   }
   std::lock_guard lock(mu_);
   if (!s.ok() && archive_error_ != s.message()) {

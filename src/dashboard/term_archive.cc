@@ -42,6 +42,17 @@ struct Fd {
   }
 };
 
+// Whether `line` is the record of `key` (the members as Put writes them: sorted, compact), without
+// parsing it.
+bool LineNames(const std::string& line, const LeaseKey& key) {
+  const auto quoted = [](const std::string& text) {
+    return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  return line.starts_with('{') && line.ends_with('}') &&
+         line.find("\"name\":" + quoted(key.second) + ",\"namespace\":" + quoted(key.first) +
+                   ",") != std::string::npos;
+}
+
 // When a Lease's history last changed: its last term's end, else its start.
 api::Timestamp LastChange(const std::vector<Term>& terms) {
   if (terms.empty()) return {};
@@ -133,17 +144,20 @@ Result<std::string> TermArchive::LineOf(const LeaseKey& key, const Record& recor
     if (it == pending_.end()) return Status::Internal("no line for a record of " + path_);
     return it->second;
   }
-  std::string line(record.length, '\0');
+  std::string line(record.length + 1, '\0');  // with its newline (the last line may have none)
   size_t at = 0;
   while (at < line.size()) {
     const ssize_t n =
         ::pread(fd, line.data() + at, line.size() - at, static_cast<off_t>(record.offset + at));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return Status::Internal("cannot read " + path_ + ": " +
-                              (n < 0 ? std::strerror(errno) : "it is shorter than written"));
-    }
+    if (n < 0) return Status::Internal("cannot read " + path_ + ": " + std::strerror(errno));
+    if (n == 0) break;
     at += static_cast<size_t>(n);
+  }
+  const bool whole = at == line.size() ? line.back() == '\n' : at == record.length;
+  line.resize(record.length);
+  if (!whole || !LineNames(line, key)) {
+    return Status::Internal(path_ + " changed under the dashboard");
   }
   return line;
 }
@@ -155,7 +169,7 @@ std::optional<std::vector<Term>> TermArchive::TermsOf(const LeaseKey& key) const
   auto line = LineOf(key, it->second, file.fd);
   if (!line.ok()) return std::nullopt;
   auto parsed = ParseLine(*line, nullptr);
-  if (!parsed.ok()) return std::nullopt;
+  if (!parsed.ok() || parsed->first != key) return std::nullopt;
   return std::move(parsed->second);
 }
 
@@ -215,10 +229,18 @@ Status TermArchive::Flush(api::Timestamp now) {
     out += line;
     out += '\n';
   }
-  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  Status s = fd < 0 ? Status::Internal("cannot open " + path_ + ": " + std::strerror(errno))
-                    : WriteAll(fd, out, path_);
-  if (fd >= 0) ::close(fd);
+  Fd file{::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)};
+  if (file.fd < 0) {
+    rewrite_ = true;
+    return Status::Internal("cannot open " + path_ + ": " + std::strerror(errno));
+  }
+  // Appended only to the file as this archive left it: the offsets of its lines count on that.
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0 || st.st_dev != file_device_ || st.st_ino != file_inode_ ||
+      static_cast<uint64_t>(st.st_size) != file_bytes_) {
+    return Rewrite();
+  }
+  Status s = WriteAll(file.fd, out, path_);
   if (!s.ok()) {
     // A part of the lines may be in the file: the next Flush writes the file whole.
     rewrite_ = true;
@@ -238,13 +260,15 @@ Status TermArchive::Rewrite() {
   // Each record's newest line, from the file as it is or from pending_, written to a temporary
   // file a chunk at a time; the records point into the new file only once it replaced the old.
   constexpr size_t kChunk = 64 * 1024;
+  constexpr uint64_t kLost = ~uint64_t{0};
   const std::string temp = path_ + ".tmp";
   Fd old_file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC)};
   Fd new_file{::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
   if (new_file.fd < 0) {
+    rewrite_ = true;
     return Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
   }
-  std::vector<uint64_t> offsets;
+  std::vector<uint64_t> offsets;  // each record's offset in the new file; kLost: its line is gone
   offsets.reserve(records_.size());
   std::string out;
   uint64_t size = 0;
@@ -252,8 +276,10 @@ Status TermArchive::Rewrite() {
   for (const auto& [key, record] : records_) {
     auto line = LineOf(key, record, old_file.fd);
     if (!line.ok()) {
-      s = line.status();
-      break;
+      // Not in the file as this archive wrote it (someone else truncated, replaced or deleted
+      // it): that Lease's history is gone.
+      offsets.push_back(kLost);
+      continue;
     }
     offsets.push_back(size + out.size());
     out += *line;
@@ -269,6 +295,10 @@ Status TermArchive::Rewrite() {
   if (s.ok() && ::fsync(new_file.fd) != 0) {
     s = Status::Internal("cannot write " + temp + ": " + std::strerror(errno));
   }
+  struct stat st {};
+  if (s.ok() && ::fstat(new_file.fd, &st) != 0) {
+    s = Status::Internal("cannot read " + temp + ": " + std::strerror(errno));
+  }
   if (s.ok() && ::rename(temp.c_str(), path_.c_str()) != 0) {
     s = Status::Internal("cannot replace " + path_ + ": " + std::strerror(errno));
   }
@@ -278,14 +308,23 @@ Status TermArchive::Rewrite() {
     return s;
   }
   size_t i = 0;
-  live_bytes_ = size;
-  for (auto& [key, record] : records_) {
-    record.offset = offsets[i++];
-    record.written = true;
+  for (auto it = records_.begin(); it != records_.end();) {
+    const uint64_t offset = offsets[i++];
+    if (offset == kLost) {
+      ++lost_records_;
+      it = records_.erase(it);
+      continue;
+    }
+    it->second.offset = offset;
+    it->second.written = true;
+    ++it;
   }
   pending_.clear();
   rewrite_ = false;
+  live_bytes_ = size;
   file_bytes_ = size;
+  file_device_ = st.st_dev;
+  file_inode_ = st.st_ino;
   return Status::Ok();
 }
 

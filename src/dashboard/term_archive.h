@@ -9,6 +9,8 @@
 // opening it (another dashboard) is refused (a lock on "<path>.lock"). Not thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -39,9 +41,13 @@ class TermArchive {
                                                    TermArchiveOptions options = {});
   ~TermArchive();
 
-  // The terms of each Lease as the file held them (once: the archive keeps only their lines).
+  // The terms of each Lease as the file held them (once: the archive keeps only where their
+  // lines are).
   std::map<LeaseKey, std::vector<Term>> TakeLoaded() { return std::move(loaded_); }
   size_t skipped_lines() const { return skipped_lines_; }
+  // Leases whose line was no longer in the file when it was rewritten (someone else truncated,
+  // replaced or deleted it): forgotten, and counted here.
+  size_t lost_records() const { return lost_records_; }
   // The terms recorded for a Lease, or none.
   std::optional<std::vector<Term>> TermsOf(const LeaseKey& key) const;
 
@@ -69,7 +75,8 @@ class TermArchive {
                                                                   Record* record);
   TermArchive(std::string path, TermArchiveOptions options);
   Status Read();
-  // The newest line of `key`'s record, from pending_ or read from the file at `fd`.
+  // The newest line of `key`'s record, from pending_ or read from the file at `fd` (an error when
+  // the bytes there are not a whole line of that Lease).
   Result<std::string> LineOf(const LeaseKey& key, const Record& record, int fd) const;
   Status Rewrite();
   void ApplyBounds(api::Timestamp now);
@@ -83,7 +90,12 @@ class TermArchive {
   bool rewrite_ = false;  // an append failed: the next Flush rewrites the whole file
   int lock_fd_ = -1;
   size_t skipped_lines_ = 0;
+  size_t lost_records_ = 0;
+  // The file as this archive last wrote it: anything else found there (replaced, truncated,
+  // appended to) is rewritten from what can still be read.
   uint64_t file_bytes_ = 0;
+  dev_t file_device_ = 0;
+  ino_t file_inode_ = 0;
   uint64_t live_bytes_ = 0;
 };
 

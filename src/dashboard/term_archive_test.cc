@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 namespace tenure::dashboard {
@@ -106,6 +107,112 @@ TEST_F(TermArchiveTest, TermsAreReadBackBeforeAndAfterTheyAreWrittenAndRewritten
   ASSERT_TRUE(reread.ok());
   EXPECT_EQ((*reread)->TakeLoaded(), expected);
   for (const auto& [key, terms] : expected) EXPECT_EQ((*reread)->TermsOf(key), terms);
+}
+
+// Found by review: the archive reads its lines back from the file, so a file someone else
+// deleted, truncated or overwrote must neither hand back another Lease's bytes nor stop the
+// history from being written.
+TEST_F(TermArchiveTest, AFileChangedUnderTheArchiveIsRewrittenFromWhatIsLeft) {
+  const LeaseKey a{"ns", "a"}, b{"ns", "b"}, c{"ns", "c"};
+  const auto fill = [&](TermArchive& archive) {
+    archive.Put(a, Terms("a", 2, TermEnd::kCurrent));
+    archive.Put(b, Terms("b", 3, TermEnd::kCurrent));
+    ASSERT_TRUE(archive.Flush(kT0).ok());
+  };
+  {  // Deleted: the Leases only in it are gone, the next ones are written.
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok());
+    fill(**archive);
+    fs::remove(path_);
+    (*archive)->Put(c, Terms("c", 1, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    EXPECT_FALSE((*archive)->TermsOf(a));
+    EXPECT_EQ((*archive)->TermsOf(c), Terms("c", 1, TermEnd::kCurrent));
+    EXPECT_EQ((*archive)->lost_records(), 2u);
+  }
+  {
+    auto reread = TermArchive::Open(path_);
+    ASSERT_TRUE(reread.ok());
+    const auto loaded = (*reread)->TakeLoaded();
+    ASSERT_EQ(loaded.size(), 1u);
+    EXPECT_EQ(loaded.at(c), Terms("c", 1, TermEnd::kCurrent));
+  }
+  fs::remove(path_);
+  {  // Overwritten in place, same size: no line of another Lease is taken for a's.
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok());
+    fill(**archive);
+    std::string text;
+    {
+      std::ifstream in(path_);
+      text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const size_t first_line = text.find('\n') + 1;
+    {  // b's line where a's was, and a's where b's was (the same bytes, elsewhere)
+      std::ofstream out(path_, std::ios::in | std::ios::out);
+      std::string swapped = text.substr(first_line) + text.substr(0, first_line);
+      out << swapped;
+    }
+    ASSERT_EQ(fs::file_size(path_), text.size());
+    EXPECT_FALSE((*archive)->TermsOf(a));
+    EXPECT_FALSE((*archive)->TermsOf(b));
+    (*archive)->Put(c, Terms("c", 1, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    EXPECT_EQ((*archive)->TermsOf(c), Terms("c", 1, TermEnd::kCurrent));
+  }
+  fs::remove(path_);
+  {  // Truncated: rewritten from what is left at the next Flush.
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok());
+    fill(**archive);
+    fs::resize_file(path_, 10);
+    (*archive)->Put(c, Terms("c", 1, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+    EXPECT_EQ((*archive)->lost_records(), 2u);
+    EXPECT_EQ((*archive)->TermsOf(c), Terms("c", 1, TermEnd::kCurrent));
+    archive->reset();
+    auto reread = TermArchive::Open(path_);
+    ASSERT_TRUE(reread.ok());
+    EXPECT_EQ((*reread)->TakeLoaded().size(), 1u);
+  }
+}
+
+// A file whose last line has no newline (edited by hand) is read whole, and kept.
+TEST_F(TermArchiveTest, ALastLineWithoutItsNewlineIsKept) {
+  {
+    auto archive = TermArchive::Open(path_);
+    ASSERT_TRUE(archive.ok());
+    (*archive)->Put({"ns", "a"}, Terms("a", 2, TermEnd::kCurrent));
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+  }
+  fs::resize_file(path_, fs::file_size(path_) - 1);
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  EXPECT_EQ((*archive)->TakeLoaded().size(), 1u);
+  EXPECT_EQ((*archive)->TermsOf({"ns", "a"}), Terms("a", 2, TermEnd::kCurrent));
+  EXPECT_EQ((*archive)->lost_records(), 0u);
+}
+
+// A rewrite of more than one chunk (64 KiB) of lines.
+TEST_F(TermArchiveTest, ARewriteOfManyLeasesKeepsEachOnesTerms) {
+  auto archive = TermArchive::Open(path_);
+  ASSERT_TRUE(archive.ok());
+  std::map<LeaseKey, std::vector<Term>> expected;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 600; ++i) {
+      const LeaseKey key{"ns-" + std::to_string(i % 7), "lease-" + std::to_string(i)};
+      expected[key] =
+          Terms("holder-" + std::to_string(round), 1 + (i + round) % 3, TermEnd::kCurrent);
+      (*archive)->Put(key, expected[key]);
+    }
+    ASSERT_TRUE((*archive)->Flush(kT0).ok());
+  }
+  EXPECT_GT(fs::file_size(path_), 2u * 64 * 1024);
+  for (const auto& [key, terms] : expected) EXPECT_EQ((*archive)->TermsOf(key), terms);
+  archive->reset();
+  auto reread = TermArchive::Open(path_);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ((*reread)->TakeLoaded(), expected);
 }
 
 TEST_F(TermArchiveTest, BoundsForgetTheOldestLeasesAndLongDeletedOnes) {

@@ -110,7 +110,8 @@ json KubeObjectLock::ParseOrNull(std::string_view text) {
   // Text checked when it was kept, or written here: should the parser still refuse it, it reads
   // as absent rather than throwing on a watch or an elector's thread.
   json value = api::ParseJson(text);
-  return value.is_discarded() ? json() : value;
+  if (value.is_discarded()) return json();
+  return value;
 }
 
 json KubeObjectLock::MemberOf(const KeptText& kept, std::string_view key) {

@@ -78,21 +78,18 @@ std::string ObjectText(const api::KindInfo& kind, std::string_view version, std:
   return AtVersion(kind, version, WithResourceVersion(stored, revision));
 }
 
-nlohmann::json ParseStored(std::string_view stored) {
-  nlohmann::json object = api::ParseJson(stored);
-  return object.is_discarded() ? nlohmann::json::parse(stored) : object;
-}
-
 nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored) {
-  nlohmann::json object = ParseStored(stored);
-  return kind.from_storage != nullptr ? kind.from_storage(object) : object;
+  nlohmann::json object = api::ParseJsonOrThrow(stored);
+  // (Not a conditional expression: its `object` branch would copy the tree.)
+  if (kind.from_storage != nullptr) return kind.from_storage(object);
+  return object;
 }
 
 std::string StoredValue(const api::KindInfo& kind, const nlohmann::json& object) {
   std::string value =
       kind.to_storage != nullptr ? api::DumpJson(kind.to_storage(object)) : api::DumpJson(object);
-  // dump() appends as it goes and leaves up to as much room again unused. The value is kept
-  // for as long as it is current, and then in the histories (about five versions of a renewed
+  // The text is written by appending, which leaves up to as much room again unused. The value is
+  // kept for as long as it is current, and then in the histories (about five versions of a renewed
   // Lease): the room would be a third of the server's memory.
   value.shrink_to_fit();
   return value;

@@ -26,10 +26,6 @@ std::string_view StoredMetadata(std::string_view stored);
 std::string ObjectText(const api::KindInfo& kind, std::string_view version, std::string_view stored,
                        int64_t revision);
 
-// Stored text parsed (api::ParseJson). The server wrote it: should it not be JSON, nlohmann's
-// parse error is thrown, as a corrupt store is not a client's error.
-nlohmann::json ParseStored(std::string_view stored);
-
 // A stored object as `kind` serves it (parsed; converted from the form of the kind it is stored
 // as, if any), for the updates and patches that start from it.
 nlohmann::json ServedObject(const api::KindInfo& kind, std::string_view stored);

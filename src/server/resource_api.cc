@@ -7,6 +7,7 @@
 
 #include "api/client_json.h"
 #include "api/go_duration.h"
+#include "api/json_text.h"
 #include "api/resource_version.h"
 #include "api/status_object.h"
 #include "api/validation.h"
@@ -489,7 +490,7 @@ UpdateStep ResourceApi::UpdateAttempt(const std::shared_ptr<Call>& call, std::op
       !object["metadata"].contains("managedFields")) {
     // Hot path (updates of objects no manager is recorded on): decode only what BeforeUpdate
     // and the field manager read.
-    old_object["metadata"] = ParseStored(old_meta);
+    old_object["metadata"] = api::ParseJsonOrThrow(old_meta);
   } else {
     old_object = ServedObject(kind, existing->value);
   }

@@ -135,7 +135,7 @@ std::string RenderObject(const ResponseFormat& format, const api::KindInfo& kind
                          const Clock& clock) {
   std::string text = ObjectText(kind, version, stored, revision);
   if (format.as == ResponseFormat::As::kObject) return text;
-  json object = ParseStored(text);
+  json object = api::ParseJsonOrThrow(text);
   if (format.as == ResponseFormat::As::kPartialMetadata) return PartialObject(object).dump();
   return Table(kind, revision, json::array({TableRow(format, kind, object, clock)})).dump();
 }
@@ -159,7 +159,7 @@ std::string RenderList(const ResponseFormat& format, const api::KindInfo& kind,
   json rows = json::array();
   json partial_items = json::array();
   for (const store::KeyValue* kv : items) {
-    json object = ParseStored(ObjectText(kind, version, kv->value, kv->mod_revision));
+    json object = api::ParseJsonOrThrow(ObjectText(kind, version, kv->value, kv->mod_revision));
     if (format.as == ResponseFormat::As::kTable) {
       rows.push_back(TableRow(format, kind, object, clock));
     } else {
