@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -251,8 +252,37 @@ void EtcdTestCluster::Kill(int i) {
   m.pid = -1;
 }
 
+namespace {
+
+// Whether every thread of process `pid` is stopped (state T or t in /proc/PID/task/*/stat).
+bool AllThreadsStopped(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (paren == std::string::npos || paren + 2 >= stat.size()) continue;  // the thread is gone
+    const char state = stat[paren + 2];
+    if (state != 'T' && state != 't') return false;
+    any = true;
+  }
+  return !ec && any;
+}
+
+}  // namespace
+
 void EtcdTestCluster::Pause(int i) {
-  if (members_[static_cast<size_t>(i)].pid > 0) kill(members_[static_cast<size_t>(i)].pid, SIGSTOP);
+  const pid_t pid = members_[static_cast<size_t>(i)].pid;
+  if (pid <= 0) return;
+  kill(pid, SIGSTOP);
+  // SIGSTOP takes effect on each thread asynchronously: a request sent right after kill()
+  // returns could still be answered. Wait (bounded) until every thread has stopped.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!AllThreadsStopped(pid) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void EtcdTestCluster::Resume(int i) {

@@ -48,7 +48,8 @@ class EtcdTestCluster {
   bool IsLeader(int i) const;
   // Kills member i with SIGKILL and reaps it. Idempotent.
   void Kill(int i);
-  // SIGSTOP / SIGCONT member i: it keeps its connections open but answers nothing.
+  // SIGSTOP / SIGCONT member i: it keeps its connections open but answers nothing (Pause returns
+  // once every thread of it has stopped).
   void Pause(int i);
   void Resume(int i);
   // Restarts a killed member with its data folder; waits for it to be healthy.
