@@ -446,7 +446,8 @@ bool FieldManager::UpdateOwnFields(const json& live, json& object, std::string_v
   }
   if (takes_fields) {
     entries[*own]["time"] = api::FormatTime(clock_.wall_now());
-    entries = SortedEntries(entries.get<std::vector<json>>());
+    // Moved out, not copied (get<> would copy every entry's fieldsV1 tree).
+    entries = SortedEntries(std::move(*entries.get_ptr<json::array_t*>()));
   }
   SetManagedFields(object, std::move(entries));
   return true;
