@@ -39,7 +39,8 @@ class Informer {
   Informer(KubeClient& client, std::string collection_path, Handler handler,
            Keep keep = Keep::kParsed, ObjectFilter wants = nullptr);
   ~Informer();  // Stop()
-  // Ends the deliveries: no handler call after it returns; the copy stays readable.
+  // Ends the deliveries: no handler call after it returns; the copy stays readable. It waits for
+  // a handler call in progress, so it must not be called holding a lock the handler takes.
   void Stop();
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;

@@ -52,30 +52,54 @@ class CollectionWatch {
     return id;
   }
 
-  // Returns true when no subscriber is left. Once it returns, the handler is never called again.
-  bool Remove(int id) {
+  // One subscriber.
+  struct Entry {
+    std::string name;
+    ObjectEventHandler handler;
+    ObjectTextHandler text_handler;  // instead of `handler`
+    // The newest version of the object the subscriber has (null: it wants every event).
+    std::shared_ptr<const std::atomic<uint64_t>> known;
+    // A collection subscriber's choice of objects (null: all of them).
+    ObjectFilter wants;
+    std::mutex mu;
+    bool alive = true;
+    // Whether an event at `version` (0: none that orders) is news to this subscriber.
+    bool Wants(uint64_t version) const {
+      return known == nullptr || version == 0 || version > known->load(std::memory_order_relaxed);
+    }
+    // Whether this collection subscriber takes events of the object.
+    bool Takes(const std::string& namespace_, const std::string& name) const {
+      return wants == nullptr || wants(namespace_, name);
+    }
+  };
+
+  // Takes subscriber `id` out of the watch; `empty` tells whether no subscriber is left. A
+  // delivery to it may still be in progress, or start: Retire ends that.
+  std::shared_ptr<Entry> Detach(int id, bool& empty) {
     std::shared_ptr<Entry> entry;
-    bool empty;
-    {
-      std::lock_guard lock(mu_);
-      auto it = entries_.find(id);
-      if (it != entries_.end()) {
-        entry = it->second;
-        entries_.erase(it);
-        if (entry->name.empty()) {
-          collection_subscribers_.erase(id);
-        } else if (auto named = by_name_.find(entry->name); named != by_name_.end()) {
-          named->second.erase(id);
-          if (named->second.empty()) by_name_.erase(named);
-        }
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(id);
+    if (it != entries_.end()) {
+      entry = it->second;
+      entries_.erase(it);
+      if (entry->name.empty()) {
+        collection_subscribers_.erase(id);
+      } else if (auto named = by_name_.find(entry->name); named != by_name_.end()) {
+        named->second.erase(id);
+        if (named->second.empty()) by_name_.erase(named);
       }
-      empty = entries_.empty();
     }
-    if (entry) {
-      std::lock_guard lock(entry->mu);  // waits for a delivery in progress
-      entry->alive = false;
-    }
-    return empty;
+    empty = entries_.empty();
+    return entry;
+  }
+
+  // Waits for a delivery to a detached subscriber in progress; once it returns, its handler is
+  // never called again. Called without the multiplexer's lock: the handler may take a while, or
+  // wait for something, and every other subscription of the client would wait with it.
+  static void Retire(const std::shared_ptr<Entry>& entry) {
+    if (!entry) return;
+    std::lock_guard lock(entry->mu);
+    entry->alive = false;
   }
 
   bool connected() const { return connected_.load(); }
@@ -101,25 +125,6 @@ class CollectionWatch {
  private:
   // Names are unique per namespace only: a collection of all namespaces is keyed by both.
   using ObjectKey = std::pair<std::string, std::string>;  // namespace, name
-  struct Entry {
-    std::string name;
-    ObjectEventHandler handler;
-    ObjectTextHandler text_handler;  // instead of `handler`
-    // The newest version of the object the subscriber has (null: it wants every event).
-    std::shared_ptr<const std::atomic<uint64_t>> known;
-    // A collection subscriber's choice of objects (null: all of them).
-    ObjectFilter wants;
-    std::mutex mu;
-    bool alive = true;
-    // Whether an event at `version` (0: none that orders) is news to this subscriber.
-    bool Wants(uint64_t version) const {
-      return known == nullptr || version == 0 || version > known->load(std::memory_order_relaxed);
-    }
-    // Whether this collection subscriber takes events of the object.
-    bool Takes(const std::string& namespace_, const std::string& name) const {
-      return wants == nullptr || wants(namespace_, name);
-    }
-  };
 
   // An event's object, as a tree or as text, each made from the other only when a subscriber
   // asks for it: an event whose only subscribers read text is never parsed whole.
@@ -465,15 +470,19 @@ std::unique_ptr<Subscription> WatchMultiplexer::Add(
 
 void WatchMultiplexer::Unsubscribe(const std::string& collection_path, int id) {
   std::shared_ptr<CollectionWatch> finished;
+  std::shared_ptr<CollectionWatch::Entry> entry;
   {
     std::lock_guard lock(mu_);
     auto it = watches_.find(collection_path);
     if (it == watches_.end()) return;
-    if (it->second->Remove(id)) {
+    bool empty = false;
+    entry = it->second->Detach(id, empty);
+    if (empty) {
       finished = it->second;
       watches_.erase(it);
     }
   }
+  CollectionWatch::Retire(entry);
   if (finished) finished->Stop();
 }
 

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -72,6 +74,58 @@ TEST(WatchMultiplexerTest, AWatchThatEndsWithoutAnEventIsStartedAgainAfterAPause
     SCOPED_TRACE("a chunked reply");
     ExpectAPauseBetweenStarts(/*chunked=*/true);
   }
+}
+
+// Ending a subscription waits for a delivery to it in progress, and only for that: the
+// coordination controller's reconciler once ended its candidates' subscription while their
+// handler waited for the reconciler, and the unsubscribe, waiting with the client's lock held,
+// stopped every other subscription of the client until the test timed out.
+TEST(WatchMultiplexerTest, EndingASubscriptionWhoseHandlerRunsHoldsUpNoOtherSubscription) {
+  HttpStandIn server;
+  ASSERT_TRUE(server.ok());
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  server.Reply(
+      200,
+      R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]})"
+      "\n");
+  ClusterConfig config;
+  ASSERT_TRUE(UseServers(config, {server.url()}).ok());
+  auto client = KubeClient::Create(config);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> first{true};
+  auto busy = (*client)->WatchCollection(path, [&](const std::string&, const nlohmann::json&) {
+    if (!first.exchange(false)) return;
+    entered.set_value();
+    released.wait();  // the handler of `busy` runs until the test releases it
+  });
+  ASSERT_EQ(entered.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+
+  std::atomic<bool> ending{false};
+  std::thread ender([&] {
+    ending = true;
+    busy.reset();  // waits for the handler
+  });
+  // Other subscriptions of the client come and go meanwhile, for 200 ms after `ender` began.
+  auto others = std::async(std::launch::async, [&] {
+    while (!ending) std::this_thread::yield();
+    const auto until = Steady::now() + std::chrono::milliseconds(200);
+    int cycles = 0;
+    while (Steady::now() < until || cycles < 10) {
+      auto other = (*client)->WatchObject(path, "other-" + std::to_string(cycles),
+                                          [](const std::string&, const nlohmann::json&) {});
+      ++cycles;
+    }
+    return cycles;
+  });
+  const bool others_went_on = others.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  release.set_value();
+  ender.join();
+  EXPECT_TRUE(others_went_on) << "a subscription waited for another one's handler";
+  others.wait();
 }
 
 }  // namespace

@@ -55,13 +55,17 @@ void Reconciler::Run(std::stop_token stop) {
       [this](const std::string& type, const json& object) { OnCandidate(type, object); });
   // The candidates first: the Lease listing then brings every lease they run for, and none has
   // to be read on its own.
+  bool listed;
   {
     std::unique_lock lock(listed_mu_);
-    if (!listed_cv_.wait(lock, stop, [&] { return candidates_listed_; })) {
-      candidates_->Stop();
-      candidates_.reset();
-      return;
-    }
+    listed = listed_cv_.wait(lock, stop, [&] { return candidates_listed_; });
+  }
+  if (!listed) {
+    // Not under listed_mu_: Stop waits for a delivery in progress, and the listing's SYNCED
+    // takes that lock (the term's work hung here once, and the controller's stop with it).
+    candidates_->Stop();
+    candidates_.reset();
+    return;
   }
   // The Leases that candidates run for, kept as text (memory). Every renewal of every Lease of
   // the cluster comes through this watch; the others are turned away from their event's head,
