@@ -136,8 +136,8 @@ struct EtcdStore::Impl {
   Event ToEvent(const mvccpb::Event& e) const;
   void SawRevision(int64_t revision);
   void Remember(const KeyValue& kv, bool deleted);
-  // A watched event: into `known` (without the resident copy), or out of it (with the copy,
-  // which holds it now).
+  // A watched event, without the resident copy: into `known`. (With the copy, the feeder takes
+  // each one out of `known`: the copy holds it now.)
   void Watched(const Event& event);
 
   // --- endpoints (etcd_store_endpoints.cc) --------------------------------------------------

@@ -93,11 +93,7 @@ void EtcdStore::Impl::Remember(const KeyValue& kv, bool deleted) {
 }
 
 void EtcdStore::Impl::Watched(const Event& event) {
-  if (resident) {
-    known.Settled(event.kv.key, event.kv.mod_revision);  // the copy holds it now
-  } else {
-    Remember(event.kv, event.type == Event::Type::kDeleted);
-  }
+  Remember(event.kv, event.type == Event::Type::kDeleted);
 }
 
 }  // namespace tenure::store

@@ -172,7 +172,9 @@ void EtcdStore::Impl::RunFeeder(int64_t start_revision) {
         if (resident) {
           // The copy first: a client that saw the event on a watch then reads it back.
           std::vector<PublishedEvent> published = resident->Apply(std::move(events), last);
-          for (const PublishedEvent& p : published) Watched(*p.event);
+          for (const PublishedEvent& p : published) {
+            known.Settled(p.event->key, p.event->mod_revision);  // the copy holds it now
+          }
           hub->Publish(std::move(published));
         } else {
           for (const Event& event : events) Watched(event);

@@ -8,10 +8,9 @@ namespace tenure::store {
 
 void ResidentState::Reset(std::vector<KeyValue> items, int64_t revision) {
   std::map<std::string_view, SharedEvent, std::less<>> data;
-  for (KeyValue& kv : items) {
-    auto event = std::make_shared<Event>();
-    event->kv = std::move(kv);
-    std::string_view key = event->kv.key;
+  for (const KeyValue& kv : items) {
+    SharedEvent event = compactor_.MakeEvent(Event::Type::kCreated, kv);
+    std::string_view key = event->key;
     data.emplace_hint(data.end(), key, std::move(event));
   }
   std::lock_guard lock(mu_);
@@ -31,20 +30,26 @@ void ResidentState::Invalidate() {
 std::vector<PublishedEvent> ResidentState::Apply(std::vector<Event> events, int64_t through) {
   std::vector<PublishedEvent> published;
   published.reserve(events.size());
+  // Compacted before the lock: readers wait for the copy's change only.
+  std::vector<SharedEvent> stored;
+  stored.reserve(events.size());
+  for (const Event& e : events) stored.push_back(compactor_.MakeEvent(e.type, e.kv));
   std::vector<SharedEvent> replaced;  // released outside the lock
   std::lock_guard lock(mu_);
-  for (Event& e : events) {
-    // Kept beside the event, never in it (a chain of them would hold every past value).
-    std::shared_ptr<const KeyValue> previous = std::move(e.previous);
-    const bool take = serving_ && e.kv.mod_revision > revision_;
-    auto it = take ? data_.find(std::string_view(e.kv.key)) : data_.end();
+  for (size_t i = 0; i < events.size(); ++i) {
+    Event& e = events[i];
+    SharedEvent event = std::move(stored[i]);
+    const bool take = serving_ && event->mod_revision > revision_;
+    auto it = take ? data_.find(std::string_view(event->key)) : data_.end();
     // The copy's replaced version is the update's previous value: shared, not a second copy.
-    if (it != data_.end() && e.type == Event::Type::kUpdated && previous &&
-        it->second->kv.mod_revision == previous->mod_revision) {
-      previous = std::shared_ptr<const KeyValue>(it->second, &it->second->kv);
+    SharedEvent previous;
+    if (it != data_.end() && e.type == Event::Type::kUpdated && e.previous &&
+        it->second->mod_revision == e.previous->mod_revision) {
+      previous = it->second;
+    } else if (e.previous) {
+      previous = WholeEvent(Event::Type::kUpdated, *e.previous);
     }
-    auto event = std::make_shared<const Event>(std::move(e));
-    published.push_back({event, std::move(previous)});
+    published.push_back({event, std::move(previous), std::move(e.kv.value)});
     if (!take) continue;  // not serving, or in the copy already (a listing taken after it)
     if (event->type == Event::Type::kDeleted) {
       if (it != data_.end()) {
@@ -53,7 +58,7 @@ std::vector<PublishedEvent> ResidentState::Apply(std::vector<Event> events, int6
       }
       continue;
     }
-    std::string_view key = event->kv.key;
+    std::string_view key = event->key;
     if (it == data_.end()) {
       data_.emplace(key, std::move(event));
     } else {
@@ -89,10 +94,14 @@ int64_t ResidentState::revision() const {
 }
 
 std::optional<KeyValue> ResidentState::Get(std::string_view key) const {
-  std::lock_guard lock(mu_);
-  auto it = data_.find(key);
-  if (it == data_.end()) return std::nullopt;
-  return it->second->kv;
+  SharedEvent event;
+  {
+    std::lock_guard lock(mu_);
+    auto it = data_.find(key);
+    if (it == data_.end()) return std::nullopt;
+    event = it->second;
+  }
+  return event->ToKeyValue();  // rebuilt without the lock
 }
 
 ListResult ResidentState::List(std::string_view prefix, std::string_view start_key,
@@ -115,15 +124,19 @@ ListResult ResidentState::List(std::string_view prefix, std::string_view start_k
     }
   }
   result.items.reserve(page.size());
-  for (const SharedEvent& event : page) result.items.push_back(event->kv);
+  for (const SharedEvent& event : page) result.items.push_back(event->ToKeyValue());
   return result;
 }
 
 std::optional<KeyValue> ResidentState::Lookup(std::string_view key, int64_t mod_revision) const {
-  std::lock_guard lock(mu_);
-  auto it = data_.find(key);
-  if (it == data_.end() || it->second->kv.mod_revision != mod_revision) return std::nullopt;
-  return it->second->kv;
+  SharedEvent event;
+  {
+    std::lock_guard lock(mu_);
+    auto it = data_.find(key);
+    if (it == data_.end() || it->second->mod_revision != mod_revision) return std::nullopt;
+    event = it->second;
+  }
+  return event->ToKeyValue();
 }
 
 size_t ResidentState::size() const {

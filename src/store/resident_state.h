@@ -35,8 +35,8 @@ class ResidentState {
   // Takes in watched events of the prefix (in revision order); every revision up to `through`
   // has now been seen. Events at or below the current revision are already in (a listing taken
   // after them) and are skipped. Returns the events for the watch hub: the copy's own (the
-  // history and the copy share one of each value), each update with its previous value (the
-  // version the copy held, when it is the one `previous` names).
+  // history and the copy share one of each value), each update with its previous version (the
+  // one the copy held, when it is the one `previous` names), their values moved from `events`.
   std::vector<PublishedEvent> Apply(std::vector<Event> events, int64_t through);
 
   // Waits until the copy serves and reflects `revision` or later, at most until `until`; false
@@ -61,6 +61,7 @@ class ResidentState {
   int64_t revision_ = 0;
   // Keyed by a view of the event's own key: one copy of each key and value.
   std::map<std::string_view, SharedEvent, std::less<>> data_;
+  ValueCompactor compactor_;  // the values of data_ and of the history
 };
 
 }  // namespace tenure::store

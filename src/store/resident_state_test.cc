@@ -61,9 +61,8 @@ TEST(ResidentStateTest, AppliedEventsAreSharedWithTheWatchAndAnUpdateNamesItsPre
   std::vector<PublishedEvent> published = state.Apply({update, elsewhere}, 12);
   ASSERT_EQ(published.size(), 2u);
   ASSERT_NE(published[0].previous, nullptr);
-  EXPECT_EQ(published[0].previous->value, "listed");
+  EXPECT_EQ(published[0].previous->value.Text(), "listed");
   EXPECT_EQ(published[0].previous->mod_revision, 10);
-  EXPECT_EQ(published[0].event->previous, nullptr);  // kept beside the event, not in it
   EXPECT_EQ(published[1].previous, nullptr);
   // The copy and the watch's history hold one event, not a copy each.
   EXPECT_EQ(published[0].event.use_count(), 2);
@@ -76,7 +75,7 @@ TEST(ResidentStateTest, AppliedEventsAreSharedWithTheWatchAndAnUpdateNamesItsPre
   published = state.Apply({old}, 13);
   ASSERT_EQ(published.size(), 1u);
   ASSERT_NE(published[0].previous, nullptr);
-  EXPECT_EQ(published[0].previous->value, "older");
+  EXPECT_EQ(published[0].previous->value.Text(), "older");
   EXPECT_EQ(state.Get("/registry/a")->value, "newest");
 }
 

@@ -226,14 +226,11 @@ Status SqliteStore::Load() {
   int64_t max_revision = 0;
   int rc;
   while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
-    auto event = std::make_shared<Event>();
-    event->type = Event::Type::kCreated;
-    event->kv.key = ColumnString(select.get(), 0);
-    event->kv.value = ColumnString(select.get(), 1);
-    event->kv.create_revision = sqlite3_column_int64(select.get(), 2);
-    event->kv.mod_revision = sqlite3_column_int64(select.get(), 3);
-    max_revision = std::max(max_revision, event->kv.mod_revision);
-    std::string_view key = event->kv.key;
+    KeyValue kv{ColumnString(select.get(), 0), ColumnString(select.get(), 1),
+                sqlite3_column_int64(select.get(), 2), sqlite3_column_int64(select.get(), 3)};
+    max_revision = std::max(max_revision, kv.mod_revision);
+    SharedEvent event = compactor_.MakeEvent(Event::Type::kCreated, kv);
+    std::string_view key = event->key;
     data_.emplace_hint(data_.end(), key, std::move(event));
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, rc, "load kv");
@@ -259,10 +256,14 @@ int64_t SqliteStore::ReadStoredRevision(Status* status) {
 }
 
 Result<KeyValue> SqliteStore::Get(std::string_view key) {
-  std::shared_lock lock(data_mu_);
-  auto it = data_.find(key);
-  if (it == data_.end()) return Status::NotFound("key not found: " + std::string(key));
-  return it->second->kv;
+  SharedEvent event;
+  {
+    std::shared_lock lock(data_mu_);
+    auto it = data_.find(key);
+    if (it == data_.end()) return Status::NotFound("key not found: " + std::string(key));
+    event = it->second;
+  }
+  return event->ToKeyValue();  // rebuilt without the lock
 }
 
 Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions& options) {
@@ -270,14 +271,19 @@ Result<ListResult> SqliteStore::List(std::string_view prefix, const ListOptions&
   const std::string_view from = std::max(prefix, std::string_view(options.start_key));
   const auto limit = static_cast<uint64_t>(std::max<int64_t>(options.limit, 0));
   // Appends an item while the page has room; counts it as remaining afterwards.
-  auto add = [&](const KeyValue& kv) {
+  auto room = [&] {
     if (limit != 0 && result.items.size() >= limit) {
       ++result.remaining;
-      return;
+      return false;
     }
-    result.items.push_back(kv);
+    return true;
   };
-  auto add_current = [&](const auto& it) { add(it->second->kv); };
+  auto add = [&](const KeyValue& kv) {
+    if (room()) result.items.push_back(kv);
+  };
+  auto add_current = [&](const auto& it) {
+    if (room()) result.items.push_back(it->second->ToKeyValue());
+  };
   std::shared_lock lock(data_mu_);
   result.revision = revision_;
   auto it = data_.lower_bound(from);
@@ -314,11 +320,13 @@ int64_t SqliteStore::CurrentRevision() {
 int64_t SqliteStore::OldestWatchableRevision() { return hub_->OldestWatchableRevision(); }
 
 void SqliteStore::Write(WriteOp op, WriteCallback done) {
+  StoredText stored;
+  if (op.kind != WriteOp::Kind::kDelete) stored = compactor_.Compact(op.key, op.value);
   bool notify = false;
   {
     std::lock_guard lock(queue_mu_);
     if (!stopping_) {
-      queue_.push_back(PendingWrite{std::move(op), std::move(done)});
+      queue_.push_back(PendingWrite{std::move(op), std::move(done), std::move(stored)});
       done = nullptr;
       // The writer waits either for a first write or, lingering, for linger_target_ of them.
       notify = queue_.size() == 1 || (linger_target_ != 0 && queue_.size() >= linger_target_);
@@ -380,12 +388,26 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   // The writer thread is the only one that modifies data_ and revision_, so it reads them
   // without data_mu_. Each decision sees the batch's earlier writes (null: deleted).
   std::unordered_map<std::string_view, const Event*> overlay;
-  auto lookup = [&](std::string_view key) -> const KeyValue* {
+  // What a key holds as the decisions see it: a write of this batch, or the stored version.
+  struct Current {
+    const Event* written = nullptr;
+    const StoredEvent* stored = nullptr;
+    int64_t create_revision() const {
+      return written ? written->kv.create_revision : stored->create_revision;
+    }
+    int64_t mod_revision() const {
+      return written ? written->kv.mod_revision : stored->mod_revision;
+    }
+    std::string value() const { return written ? written->kv.value : stored->value.Text(); }
+  };
+  auto lookup = [&](std::string_view key) -> std::optional<Current> {
     if (auto o = overlay.find(key); o != overlay.end()) {
-      return o->second != nullptr ? &o->second->kv : nullptr;
+      if (o->second == nullptr) return std::nullopt;
+      return Current{o->second, nullptr};
     }
     auto it = data_.find(key);
-    return it == data_.end() ? nullptr : &it->second->kv;
+    if (it == data_.end()) return std::nullopt;
+    return Current{nullptr, it->second.get()};
   };
 
   std::vector<Result<KeyValue>> results;
@@ -413,21 +435,21 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       results.push_back(Status::BadRequest("key must not be empty"));
       continue;
     }
-    const KeyValue* current = lookup(op.key);
+    const std::optional<Current> current = lookup(op.key);
     if (op.kind == WriteOp::Kind::kCreate) {
-      if (current != nullptr) {
+      if (current) {
         results.push_back(Status::AlreadyExists("key already exists: " + op.key));
         continue;
       }
     } else {
-      if (current == nullptr) {
+      if (!current) {
         results.push_back(Status::NotFound("key not found: " + op.key));
         continue;
       }
-      if (op.expected_revision != 0 && op.expected_revision != current->mod_revision) {
+      if (op.expected_revision != 0 && op.expected_revision != current->mod_revision()) {
         results.push_back(Status::Conflict("revision mismatch for " + op.key + ": expected " +
                                            std::to_string(op.expected_revision) + ", current " +
-                                           std::to_string(current->mod_revision)));
+                                           std::to_string(current->mod_revision())));
         continue;
       }
     }
@@ -444,12 +466,12 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
       case WriteOp::Kind::kUpdate:
         event->type = Event::Type::kUpdated;
         event->kv.value = std::move(op.value);
-        event->kv.create_revision = current->create_revision;
+        event->kv.create_revision = current->create_revision();
         break;
       case WriteOp::Kind::kDelete:
         event->type = Event::Type::kDeleted;
-        event->kv.value = current->value;
-        event->kv.create_revision = current->create_revision;
+        event->kv.value = current->value();
+        event->kv.create_revision = current->create_revision();
         break;
     }
     overlay[event->kv.key] = event->type == Event::Type::kDeleted ? nullptr : event.get();
@@ -462,8 +484,21 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
     Status status = Persist(events, revision);
     if (status.ok()) {
       commits_.fetch_add(1);
+      // Made before the lock: readers wait for the state's change only.
+      std::vector<SharedEvent> stored;
+      stored.reserve(events.size());
+      for (size_t i = 0; i < events.size(); ++i) {
+        const Event& e = *events[i];
+        if (e.type == Event::Type::kDeleted) {
+          stored.push_back(compactor_.MakeEvent(e.type, e.kv));
+        } else {
+          stored.push_back(std::make_shared<const StoredEvent>(
+              StoredEvent{e.type, e.kv.key, std::move(event_writes[i]->stored),
+                          e.kv.create_revision, e.kv.mod_revision}));
+        }
+      }
       std::unique_lock lock(data_mu_);
-      std::vector<PublishedEvent> published = Apply(events);
+      std::vector<PublishedEvent> published = Apply(events, stored);
       revision_ = revision;
       if (size_t capacity = HistoryCapacity(); capacity != history_capacity_) {
         history_capacity_ = capacity;
@@ -500,23 +535,24 @@ void SqliteStore::CommitBatch(std::vector<PendingWrite>& batch) {
   }
 }
 
-std::vector<PublishedEvent> SqliteStore::Apply(const std::vector<std::shared_ptr<Event>>& events) {
+std::vector<PublishedEvent> SqliteStore::Apply(std::vector<std::shared_ptr<Event>>& events,
+                                               const std::vector<SharedEvent>& stored) {
   std::vector<PublishedEvent> published;
   published.reserve(events.size());
-  for (const std::shared_ptr<Event>& event : events) {
-    auto it = data_.find(std::string_view(event->kv.key));
+  for (size_t i = 0; i < events.size(); ++i) {
+    const SharedEvent& event = stored[i];
+    auto it = data_.find(std::string_view(event->key));
     SharedEvent previous;
     if (it != data_.end()) {
       previous = it->second;
       // The node's key views the replaced event's key: the node goes with it.
       it = data_.erase(it);
     }
-    PublishedEvent& out = published.emplace_back(PublishedEvent{event, nullptr});
-    if (event->type != Event::Type::kCreated && previous) {
-      // The history keeps the replaced version as a delta against this one.
-      out.previous = std::shared_ptr<const KeyValue>(previous, &previous->kv);
-    }
-    if (event->type != Event::Type::kDeleted) data_.emplace_hint(it, event->kv.key, event);
+    // The history keeps the replaced version as a delta against this one.
+    published.push_back(
+        PublishedEvent{event, event->type != Event::Type::kCreated ? std::move(previous) : nullptr,
+                       std::move(events[i]->kv.value)});
+    if (event->type != Event::Type::kDeleted) data_.emplace_hint(it, event->key, event);
   }
   return published;
 }

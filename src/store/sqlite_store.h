@@ -99,6 +99,9 @@ class SqliteStore : public Store {
   struct PendingWrite {
     WriteOp op;
     WriteCallback done;
+    // A create's or update's value as data_ will keep it: compacted on the caller's thread, not
+    // the writer's, which every write waits for.
+    StoredText stored;
   };
   struct Statements;
 
@@ -112,9 +115,11 @@ class SqliteStore : public Store {
   // Writes the batch's events and the new revision in one transaction; OK once committed. On
   // failure the transaction is rolled back.
   Status Persist(const std::vector<std::shared_ptr<Event>>& events, int64_t new_revision);
-  // Applies committed events to data_ in order (under data_mu_); returns them for the watch
-  // hub, each update and deletion with the value it replaced.
-  std::vector<PublishedEvent> Apply(const std::vector<std::shared_ptr<Event>>& events);
+  // Applies committed events to data_ in order (under data_mu_), `stored` being each as data_
+  // keeps it; returns them for the watch hub, each update and deletion with the version it
+  // replaced, and their values moved from `events`.
+  std::vector<PublishedEvent> Apply(std::vector<std::shared_ptr<Event>>& events,
+                                    const std::vector<SharedEvent>& stored);
   // How many writes the history keeps now (see SqliteStoreOptions), from data_'s size.
   size_t HistoryCapacity() const;
   // Ends an open transaction; marks the store failed when the disk state is then unknown.
@@ -130,6 +135,7 @@ class SqliteStore : public Store {
   // Each key's current version: the event that wrote it (shared with the watch history); the
   // map's key views that event's key.
   std::map<std::string_view, SharedEvent, std::less<>> data_;
+  ValueCompactor compactor_;  // the values of data_ and of the history
   int64_t revision_ = 0;
   size_t history_capacity_ = 0;  // the history's capacity now (writer thread)
 

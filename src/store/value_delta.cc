@@ -87,6 +87,77 @@ std::string MakeDelta(std::string_view target, std::string_view base) {
 }
 
 namespace {
+
+uint64_t RunHash(const char* at) {
+  uint64_t run;
+  std::memcpy(&run, at, sizeof run);
+  return run * 0x9E3779B97F4A7C15ull;
+}
+
+}  // namespace
+
+DeltaBase::DeltaBase(std::string text) : text_(std::move(text)) {
+  if (text_.size() < kRun || text_.size() >= UINT32_MAX) return;
+  // Every kStride-th position: a quarter of the index (a base stays as long as its directory
+  // has values), and every common run of kRun + kStride - 1 bytes still holds one of them.
+  const size_t positions = (text_.size() - kRun) / kStride + 1;
+  int bits = 4;
+  while ((size_t{1} << bits) < 2 * positions && bits < 24) ++bits;
+  shift_ = 64 - bits;
+  index_.assign(size_t{1} << bits, 0);
+  // From the end back, so that a run found twice names its first place.
+  for (size_t p = positions; p-- > 0;) {
+    const size_t i = p * kStride;
+    index_[RunHash(text_.data() + i) >> shift_] = static_cast<uint32_t>(i + 1);
+  }
+}
+
+size_t DeltaBase::Candidate(const char* probe) const {
+  if (index_.empty()) return std::string::npos;
+  const uint32_t at = index_[RunHash(probe) >> shift_];
+  return at == 0 ? std::string::npos : at - 1;
+}
+
+std::string MakeDelta(std::string_view target, const DeltaBase& base) {
+  constexpr size_t kRun = DeltaBase::kRun;
+  const std::string_view from = base.text();
+  std::string out;
+  size_t literal = 0;  // where the bytes not yet written start
+  size_t i = 0;
+  // The base position that continues the last copy at `i` (a value edited in place: its next
+  // equal run is most likely as far from the copy's end in both).
+  size_t follow = std::string::npos;
+  const auto matches = [&](size_t at) {
+    return at != std::string::npos && at + kRun <= from.size() &&
+           std::memcmp(target.data() + i, from.data() + at, kRun) == 0;
+  };
+  while (i + kRun <= target.size()) {
+    size_t at = matches(follow) ? follow : base.Candidate(target.data() + i);
+    if (!matches(at)) {
+      ++i;
+      if (follow != std::string::npos) ++follow;
+      continue;
+    }
+    size_t start = i;
+    while (start > literal && at > 0 && target[start - 1] == from[at - 1]) {
+      --start;
+      --at;
+    }
+    size_t length = i - start + kRun;
+    while (start + length < target.size() && at + length < from.size() &&
+           target[start + length] == from[at + length]) {
+      ++length;
+    }
+    Literal(out, target.substr(literal, start - literal));
+    Copy(out, at, length);
+    i = literal = start + length;
+    follow = at + length;
+  }
+  Literal(out, target.substr(literal));
+  return out;
+}
+
+namespace {
 std::atomic<uint64_t> deltas_applied{0};
 }  // namespace
 

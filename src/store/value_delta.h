@@ -12,11 +12,37 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tenure::store {
 
 // The delta that makes `target` from `base`.
 std::string MakeDelta(std::string_view target, std::string_view base);
+
+// A value other values are written against whole, not as their own earlier versions (the store's
+// current values: one Lease against another of its namespace), with an index of where its runs
+// of kRun bytes start, at every kStride-th byte. Immutable, so values written against it may
+// share it across threads.
+class DeltaBase {
+ public:
+  static constexpr size_t kRun = 8;
+  static constexpr size_t kStride = 4;
+  explicit DeltaBase(std::string text);
+  const std::string& text() const { return text_; }
+  // A position where the kRun bytes at `probe` may start in text() (compare them), or npos.
+  size_t Candidate(const char* probe) const;
+
+ private:
+  std::string text_;
+  std::vector<uint32_t> index_;  // by a hash of kRun bytes: a position where they start, + 1
+  int shift_ = 64;
+};
+
+// The delta that makes `target` from `base`: every run of kRun + kStride - 1 (11) or more bytes
+// that `base` also holds, wherever it holds it, is copied (shorter ones may be); the rest is
+// literal. ApplyDelta takes it
+// with base.text().
+std::string MakeDelta(std::string_view target, const DeltaBase& base);
 
 // `target` again, from MakeDelta(target, base) and the same base; nullopt when the delta is cut
 // short or reaches outside the base (a delta applied to a shorter base than its own, or damaged).

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
+
+#include "store/election_lease_test_util.h"
 
 namespace tenure::store {
 namespace {
@@ -23,6 +26,11 @@ void ExpectRoundTrip(const std::string& target, const std::string& base) {
   auto back = ApplyDelta(delta, base);
   ASSERT_TRUE(back.has_value()) << "target " << target << " base " << base;
   EXPECT_EQ(*back, target) << "base " << base;
+  // Against the same base indexed: the copies may come from anywhere in it.
+  const DeltaBase indexed(base);
+  back = ApplyDelta(MakeDelta(target, indexed), indexed.text());
+  ASSERT_TRUE(back.has_value()) << "indexed: target " << target << " base " << base;
+  EXPECT_EQ(*back, target) << "indexed: base " << base;
 }
 
 TEST(ValueDeltaTest, ARenewalIsAFewBytes) {
@@ -80,6 +88,21 @@ TEST(ValueDeltaTest, RandomEditsRoundTrip) {
     }
     ExpectRoundTrip(target, base);
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ValueDeltaTest, ALeaseAgainstAnotherElectionsLeaseIsAFractionOfIt) {
+  std::mt19937 rng(17);
+  const DeltaBase base(ElectionLease(0, rng));
+  for (int n = 1; n < 200; ++n) {
+    const std::string lease = ElectionLease(n, rng);
+    const std::string delta = MakeDelta(lease, base);
+    EXPECT_LT(delta.size(), lease.size() / 4) << lease;
+    EXPECT_EQ(ApplyDelta(delta, base.text()), lease);
+    if (n == 1) {
+      std::printf("a Lease of %zu bytes: %zu bytes against another election's\n", lease.size(),
+                  delta.size());
+    }
   }
 }
 

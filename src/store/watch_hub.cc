@@ -19,13 +19,22 @@
 namespace tenure::store {
 namespace {
 
-// A published event on its way to watchers, with what its key held before (updates only).
+// A published event whole, on its way to watchers (or rebuilt from the history), with what its
+// key held before.
 struct KeptEvent {
-  SharedEvent event;
+  std::shared_ptr<const Event> event;
   std::shared_ptr<const KeyValue> previous;
 };
 
 int64_t RevisionOf(const KeptEvent& e) { return e.event->kv.mod_revision; }
+
+// The event `stored` whole, its value `value` (moved from).
+std::shared_ptr<const Event> WholeOf(const StoredEvent& stored, std::string&& value) {
+  auto event = std::make_shared<Event>();
+  event->type = stored.type;
+  event->kv = KeyValue{stored.key, std::move(value), stored.create_revision, stored.mod_revision};
+  return event;
+}
 
 // The copy a watcher receives: the event with its previous value (an update's only).
 Event Delivered(const KeptEvent& e) {
@@ -35,9 +44,9 @@ Event Delivered(const KeptEvent& e) {
 }
 
 // One event of the history, named by its sequence number (1, 2, ... in publishing order).
-// The newest version of a key in the history keeps its event; once the key's next version is
-// published, an older one keeps only its value as a delta against that version's (a renewed
-// Lease: tens of bytes instead of hundreds), and its key through that version.
+// The newest version of a key in the history keeps its event as the store keeps it; once the key's
+// next version is published, an older one keeps only its value as a delta against that version's (a
+// renewed Lease: tens of bytes instead of hundreds), and its key through that version.
 struct HistoryEntry {
   SharedEvent event;  // null once superseded in the history
   DeltaBytes delta;   // once superseded: the value, from the value of entry `next`
@@ -59,7 +68,7 @@ struct HistoryEntry {
 };
 
 // The bytes an event counts in the history (HistoryEntry::bytes).
-size_t EventBytes(const Event& e) { return e.kv.key.size() + e.kv.value.size() + 128; }
+size_t EventBytes(const StoredEvent& e) { return e.key.size() + e.value.size() + 128; }
 
 struct Watcher {
   uint64_t id = 0;
@@ -104,7 +113,7 @@ struct WatchHub::Core {
   std::thread dispatcher;  // touched only by the WatchHub constructor and destructor
 
   // Appends a published batch to the history and hands it to the dispatcher.
-  void Append(std::vector<KeptEvent> batch);
+  void Append(std::vector<PublishedEvent> batch);
 
   // The history's entries by sequence number (requires mu; `seq` kept in the history).
   HistoryEntry& Entry(uint64_t seq) { return history[seq - first_seq]; }
@@ -126,17 +135,17 @@ struct WatchHub::Core {
                                          bool with_previous) const {
     // By sequence number: the key of a version already seen and, when wanted, its event, for
     // the older version of the key that names it as `next`.
-    std::unordered_map<uint64_t, std::pair<std::string_view, SharedEvent>> newer;
+    std::unordered_map<uint64_t, std::pair<std::string_view, std::shared_ptr<const Event>>> newer;
     std::vector<KeptEvent> out;
     const auto damaged = [] { return Status::Internal("the watch history's deltas do not apply"); };
     for (size_t i = history.size(); i-- > first;) {
       const HistoryEntry& h = history[i];
       const uint64_t seq = first_seq + i;
       std::string_view key;
-      SharedEvent event;
+      std::shared_ptr<const Event> event;
       if (h.event) {
-        key = h.event->kv.key;
-        if (wanted(key)) event = h.event;
+        key = h.event->key;
+        if (wanted(key)) event = WholeOf(*h.event, h.event->value.Text());
       } else {
         auto next = newer.find(h.next);
         if (next == newer.end()) return damaged();
@@ -173,37 +182,37 @@ struct WatchHub::Core {
     return out;
   }
 
-  // Requires mu. Takes a published event into the history. The entry of its key's version before
-  // it (when the history keeps it) now keeps only a delta, and the event it held goes to
-  // `released`, to be freed outside the lock.
-  void Keep(const KeptEvent& e, std::vector<SharedEvent>& released) {
+  // Requires mu. Takes a published event into the history: `value` is its value, and
+  // `previous_value` the value of `previous` (null when not known). The entry of its key's
+  // version before it (when the history keeps it) now keeps only a delta, and the event it held
+  // goes to `released`, to be freed outside the lock.
+  void Keep(const SharedEvent& event, const std::string& value, const SharedEvent& previous,
+            const std::string* previous_value, std::vector<SharedEvent>& released) {
     HistoryEntry h;
-    h.event = e.event;
-    h.type = e.event->type;
-    h.revision = RevisionOf(e);
-    h.create_revision = e.event->kv.create_revision;
+    h.event = event;
+    h.type = event->type;
+    h.revision = event->mod_revision;
+    h.create_revision = event->create_revision;
     const uint64_t seq = first_seq + history.size();
-    if (e.previous && h.type != Event::Type::kCreated) {
+    if (previous && previous_value != nullptr && h.type != Event::Type::kCreated) {
       h.prev_known = true;
-      h.prev_revision = e.previous->mod_revision;
-      const uint64_t prev = SeqAt(e.previous->mod_revision);
+      h.prev_revision = previous->mod_revision;
+      const uint64_t prev = SeqAt(previous->mod_revision);
       HistoryEntry* before = prev != 0 ? &Entry(prev) : nullptr;
       // The history's version must be the one replaced: the same object (a store that shares
       // its state with the history), or the same key and value.
       if (before != nullptr && before->event && before->next == 0 &&
-          before->event->kv.key == e.event->kv.key &&
-          (&before->event->kv == e.previous.get() ||
-           before->event->kv.value == e.previous->value)) {
-        before->delta = DeltaBytes(MakeDelta(before->event->kv.value, e.event->kv.value));
+          before->event->key == event->key &&
+          (before->event == previous || before->event->value.Text() == *previous_value)) {
+        before->delta = DeltaBytes(MakeDelta(*previous_value, value));
         before->next = seq;
         released.push_back(std::move(before->event));
         h.prev = prev;
       } else {
-        h.prev_delta =
-            std::make_unique<DeltaBytes>(MakeDelta(e.previous->value, e.event->kv.value));
+        h.prev_delta = std::make_unique<DeltaBytes>(MakeDelta(*previous_value, value));
       }
     }
-    h.bytes = static_cast<uint32_t>(EventBytes(*e.event));
+    h.bytes = static_cast<uint32_t>(EventBytes(*event));
     bytes += h.bytes;
     history.push_back(std::move(h));
   }
@@ -393,46 +402,70 @@ void WatchHub::Shutdown() {
 }
 
 void WatchHub::Publish(std::vector<Event> events) {
-  std::vector<KeptEvent> batch;
+  std::vector<PublishedEvent> batch;
   batch.reserve(events.size());
   for (Event& e : events) {
-    KeptEvent entry;
-    entry.previous = std::move(e.previous);  // beside the event, not in it
-    entry.event = std::make_shared<const Event>(std::move(e));
-    batch.push_back(std::move(entry));
+    PublishedEvent& p = batch.emplace_back();
+    // Kept whole: a backend that publishes events it does not keep has no base to write them
+    // against.
+    p.event = WholeEvent(e.type, e.kv);
+    if (e.previous) p.previous = WholeEvent(Event::Type::kUpdated, *e.previous);
+    p.value = std::move(e.kv.value);
   }
   core_->Append(std::move(batch));
 }
 
-void WatchHub::Publish(std::vector<PublishedEvent> events) {
-  std::vector<KeptEvent> batch;
-  batch.reserve(events.size());
-  for (PublishedEvent& e : events) batch.push_back({std::move(e.event), std::move(e.previous)});
-  core_->Append(std::move(batch));
-}
+void WatchHub::Publish(std::vector<PublishedEvent> events) { core_->Append(std::move(events)); }
 
-void WatchHub::Core::Append(std::vector<KeptEvent> batch) {
+void WatchHub::Core::Append(std::vector<PublishedEvent> batch) {
   if (batch.empty()) return;
+  // The values whole, rebuilt outside the lock where the publisher did not hand them over.
+  struct Whole {
+    std::string value;
+    std::optional<std::string> previous;
+  };
+  std::vector<Whole> whole(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    PublishedEvent& p = batch[i];
+    whole[i].value = p.value ? std::move(*p.value) : p.event->value.Text();
+    if (p.previous && p.event->type != Event::Type::kCreated) {
+      whole[i].previous = p.previous->value.Text();
+    }
+  }
   std::vector<HistoryEntry> dropped;  // destroyed outside the lock
   std::vector<SharedEvent> released;  // superseded versions: freed outside the lock
   {
     std::lock_guard lock(mu);
     if (stopping) return;
     const Clock::TimePoint now = clock ? clock->now() : Clock::TimePoint();
-    for (const KeptEvent& e : batch) {
-      head = RevisionOf(e);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const PublishedEvent& p = batch[i];
+      head = p.event->mod_revision;
       if (max_events == 0) {
         oldest_watchable = head;
         continue;
       }
-      Keep(e, released);
+      Keep(p.event, whole[i].value, p.previous, whole[i].previous ? &*whole[i].previous : nullptr,
+           released);
       if (clock) published_at.push_back(now);
       Trim(dropped);
     }
     // Without watchers there is nothing to fan out: a watcher that starts later replays what
     // it needs from the history, so the dispatcher is not woken for every commit.
     if (groups.empty()) return;
-    inbox.push_back(std::move(batch));
+    std::vector<KeptEvent> fanned;
+    fanned.reserve(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const StoredEvent& e = *batch[i].event;
+      KeptEvent& kept = fanned.emplace_back();
+      kept.event = WholeOf(e, std::move(whole[i].value));
+      if (e.type == Event::Type::kUpdated && whole[i].previous) {
+        const StoredEvent& before = *batch[i].previous;
+        kept.previous = std::make_shared<const KeyValue>(KeyValue{
+            e.key, std::move(*whole[i].previous), before.create_revision, before.mod_revision});
+      }
+    }
+    inbox.push_back(std::move(fanned));
   }
   work_cv.notify_one();
 }

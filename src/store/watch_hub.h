@@ -26,26 +26,28 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "store/store.h"
+#include "store/stored_event.h"
 #include "tenure/clock.h"
 #include "tenure/status.h"
 
 namespace tenure::store {
 
-// One committed event, immutable once published: the store's current state and the watch history
-// may both hold the same one instead of a copy each.
-using SharedEvent = std::shared_ptr<const Event>;
-
-// A committed event with what its key held before it (Event::previous; null for a create), kept
-// beside the event, not in it: `previous` is shared with the publisher's state. A deletion's
-// previous value is optional: the history uses it (its own version before the deletion then
-// keeps only a delta), watchers receive previous values with updates only.
+// A committed event as the store keeps it (shared with the store's state), with the version its
+// key held before it as the store kept that (null for a create, or when the backend no longer
+// knows it), and its value whole when the publisher has it at hand (the history and the watchers
+// need it whole once; otherwise it is rebuilt). A deletion's previous version is optional: the
+// history uses it (its own version before the deletion then keeps only a delta), watchers
+// receive previous values with updates only.
 struct PublishedEvent {
   SharedEvent event;
-  std::shared_ptr<const KeyValue> previous;
+  SharedEvent previous;
+  std::optional<std::string> value;
 };
 
 class WatchHub {
@@ -72,8 +74,8 @@ class WatchHub {
   // on the dispatcher thread. An update's `previous` is set again on each copy delivered; the
   // history keeps it as the entry of that version, or as a delta when it has no such entry.
   void Publish(std::vector<Event> events);
-  // The same, for events and previous values the caller keeps too (shared, not copied: the
-  // history holds the newest version of each key, the previous values are held until delivered).
+  // The same, for events the caller keeps too (shared, not copied: the history holds the newest
+  // version of each key).
   void Publish(std::vector<PublishedEvent> events);
 
   // Watches keys starting with `prefix` with revisions > from_revision; 0 means "from the last

@@ -140,14 +140,17 @@ TEST(WatchHubTest, AnUpdatesPreviousValueIsDeliveredWithItLiveAndReplayed) {
   update.previous =
       std::make_shared<const KeyValue>(KeyValue{"/k", std::string(1000, 'p'), 11, 11});
   hub.Publish({std::move(update)});
-  auto shared = std::make_shared<const Event>(MakeEvent("/k", 13));
-  auto previous = std::make_shared<const KeyValue>(KeyValue{"/k", "v12", 11, 12});
-  hub.Publish(std::vector<PublishedEvent>{{shared, previous}});
+  const Event published = MakeEvent("/k", 13);
+  SharedEvent shared = WholeEvent(published.type, published.kv);
+  SharedEvent previous = WholeEvent(Event::Type::kUpdated, KeyValue{"/k", "v12", 11, 12});
+  hub.Publish(std::vector<PublishedEvent>{{shared, previous, std::nullopt}});
 
   ASSERT_TRUE(live.WaitForRevision(13));
   std::vector<Event> delivered = live.events();
   ASSERT_EQ(delivered.size(), 3u);
-  EXPECT_EQ(delivered[2].previous.get(), previous.get());  // live: the publisher's own
+  ASSERT_NE(delivered[2].previous, nullptr);
+  EXPECT_EQ(delivered[2].previous->value, "v12");
+  EXPECT_EQ(delivered[2].previous->mod_revision, 12);
 
   Collector replayed;
   auto handle = hub.Watch("", 10, replayed.Callback());
@@ -164,7 +167,6 @@ TEST(WatchHubTest, AnUpdatesPreviousValueIsDeliveredWithItLiveAndReplayed) {
   EXPECT_EQ(events[2].previous->value, "v12");
   EXPECT_EQ(events[2].previous->mod_revision, 12);
   EXPECT_EQ(events[2].previous->create_revision, 1);
-  EXPECT_EQ(shared->previous, nullptr);  // the hub never writes into a published event
 }
 
 // A Lease as a renewal leaves it, renewed at second `second` of the minute.
@@ -179,18 +181,16 @@ std::string RenewedLease(int second) {
 // Publishes a create (at revision 101) and `updates` renewals of "/lease", each update with the
 // version it replaced, shared as the SQLite store shares its state; returns what the hub was
 // given.
-std::vector<std::weak_ptr<const Event>> PublishRenewals(WatchHub& hub, int updates) {
-  std::vector<std::weak_ptr<const Event>> published;
-  std::shared_ptr<const Event> last;
+std::vector<std::weak_ptr<const StoredEvent>> PublishRenewals(WatchHub& hub, int updates) {
+  std::vector<std::weak_ptr<const StoredEvent>> published;
+  SharedEvent last;
   for (int i = 0; i <= updates; ++i) {
-    auto e = std::make_shared<Event>();
-    e->type = i == 0 ? Event::Type::kCreated : Event::Type::kUpdated;
-    e->kv = KeyValue{"/lease", RenewedLease(i % 60), 101, 101 + i};
-    std::shared_ptr<const KeyValue> previous;
-    if (last) previous = std::shared_ptr<const KeyValue>(last, &last->kv);
+    SharedEvent e = WholeEvent(i == 0 ? Event::Type::kCreated : Event::Type::kUpdated,
+                               KeyValue{"/lease", RenewedLease(i % 60), 101, 101 + i});
+    SharedEvent previous = std::move(last);
     last = e;
     published.push_back(last);
-    hub.Publish(std::vector<PublishedEvent>{{last, std::move(previous)}});
+    hub.Publish(std::vector<PublishedEvent>{{last, std::move(previous), std::nullopt}});
   }
   return published;
 }
@@ -223,7 +223,7 @@ void ExpectRenewalsReplayed(WatchHub& hub, int64_t from, int64_t to) {
 // half of the server's memory. An older version is now kept as its delta against the next one.
 TEST(WatchHubTest, ASupersededVersionKeepsOnlyItsDeltaAndIsRebuiltForAReplay) {
   WatchHub hub(1000, 100);
-  std::vector<std::weak_ptr<const Event>> published = PublishRenewals(hub, 50);
+  std::vector<std::weak_ptr<const StoredEvent>> published = PublishRenewals(hub, 50);
   // The bytes bound still counts each version whole: a replay rebuilds them all.
   EXPECT_GE(hub.HistoryBytes(), 51 * RenewedLease(0).size());
   for (size_t i = 0; i + 1 < published.size(); ++i) {
@@ -245,7 +245,7 @@ TEST(WatchHubTest, ASupersededVersionKeepsOnlyItsDeltaAndIsRebuiltForAReplay) {
 TEST(WatchHubTest, AReplayOfManyVersionsOfOneKeyRebuildsEachOnce) {
   constexpr int kVersions = 2000;
   WatchHub hub(kVersions + 10, 1000, size_t{1} << 30);
-  std::shared_ptr<const Event> last;
+  SharedEvent last;
   auto value_of = [](int i) {
     std::string v(4 * 1024, 'x');
     const std::string n = std::to_string(i);
@@ -253,13 +253,11 @@ TEST(WatchHubTest, AReplayOfManyVersionsOfOneKeyRebuildsEachOnce) {
     return v;
   };
   for (int i = 1; i <= kVersions; ++i) {
-    auto e = std::make_shared<Event>();
-    e->type = i == 1 ? Event::Type::kCreated : Event::Type::kUpdated;
-    e->kv = KeyValue{"/cm", value_of(i), 1001, 1000 + i};
-    std::shared_ptr<const KeyValue> previous;
-    if (last) previous = std::shared_ptr<const KeyValue>(last, &last->kv);
+    SharedEvent e = WholeEvent(i == 1 ? Event::Type::kCreated : Event::Type::kUpdated,
+                               KeyValue{"/cm", value_of(i), 1001, 1000 + i});
+    SharedEvent previous = std::move(last);
     last = e;
-    hub.Publish(std::vector<PublishedEvent>{{last, std::move(previous)}});
+    hub.Publish(std::vector<PublishedEvent>{{last, std::move(previous), value_of(i)}});
   }
   Collector c;
   const uint64_t applied = DeltasApplied();
@@ -291,12 +289,11 @@ TEST(WatchHubTest, AReplayOfManyVersionsOfOneKeyRebuildsEachOnce) {
 TEST(WatchHubTest, WhatEachKeyHeldAtAPastRevision) {
   WatchHub hub(1000, 100);
   auto publish = [&](Event::Type type, const std::string& key, int64_t revision,
-                     const std::string& value, std::shared_ptr<const KeyValue> previous) {
-    auto e = std::make_shared<Event>();
-    e->type = type;
-    e->kv = KeyValue{key, value, type == Event::Type::kCreated ? revision : 101, revision};
-    hub.Publish(std::vector<PublishedEvent>{{e, std::move(previous)}});
-    return std::shared_ptr<const KeyValue>(e, &e->kv);
+                     const std::string& value, SharedEvent previous) {
+    SharedEvent e = WholeEvent(
+        type, KeyValue{key, value, type == Event::Type::kCreated ? revision : 101, revision});
+    hub.Publish(std::vector<PublishedEvent>{{e, std::move(previous), std::nullopt}});
+    return e;
   };
   auto a1 = publish(Event::Type::kCreated, "/p/a", 101, "a1", nullptr);
   auto b1 = publish(Event::Type::kCreated, "/p/b", 102, "b1", nullptr);
