@@ -77,7 +77,7 @@ class KubeClient : public std::enable_shared_from_this<KubeClient> {
   // own, shared by the subscribers of that path. The handler runs on the watch thread and must not
   // block. Destroying the subscription stops deliveries (and the watch, when it was the last one);
   // it waits for a call of its handler in progress, and for nothing else: never destroy it holding
-  // a lock that handler takes.
+  // a lock that handler takes, nor from inside a handler of its stream.
   // `known`, when given, is the newest resourceVersion of the object the subscriber already has
   // (from its own reads and writes): an event at or below it is neither parsed for it nor
   // delivered (a leader's watch brings the echo of each of its renewals, which the reply to the

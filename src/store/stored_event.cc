@@ -2,6 +2,7 @@
 #include "store/stored_event.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <utility>
 
 namespace tenure::store {
@@ -21,54 +22,86 @@ std::string StoredText::Text() const {
   return std::move(*text);
 }
 
+std::string_view StoredText::View(std::string& scratch) const {
+  if (!base_) return bytes_.view();
+  scratch = Text();
+  return scratch;
+}
+
 SharedEvent WholeEvent(Event::Type type, const KeyValue& kv) {
   return std::make_shared<const StoredEvent>(
       StoredEvent{type, kv.key, StoredText(kv.value), kv.create_revision, kv.mod_revision});
 }
 
 StoredText ValueCompactor::Compact(std::string_view key, std::string_view value) {
-  // A value a few MiB at most (requests are bounded); DeltaBytes keeps 32-bit sizes.
-  if (value.size() < kMinSize || value.size() >= UINT32_MAX) return StoredText(value);
+  if (value.size() < kMinSize || value.size() > kMaxSize) return StoredText(value);
   const size_t slash = key.rfind('/');
-  const std::string_view directory = key.substr(0, slash == std::string_view::npos ? 0 : slash + 1);
+  const std::string directory(key.substr(0, slash == std::string_view::npos ? 0 : slash + 1));
   std::shared_ptr<const DeltaBase> base;
   {
     std::lock_guard lock(mu_);
-    auto it = directories_.find(std::string(directory));
-    if (it == directories_.end()) {
-      if (directories_.size() >= kMaxDirectories) return StoredText(value);
-      it = directories_.emplace(std::string(directory), Directory{}).first;
+    auto it = directories_.find(directory);
+    if (it == directories_.end() && directories_.size() >= kMaxDirectories) SweepUnused();
+    if (it == directories_.end() && directories_.size() >= kMaxDirectories) {
+      return StoredText(value);
     }
-    if (!it->second.base) it->second.base = std::make_shared<const DeltaBase>(std::string(value));
-    base = it->second.base;
+    if (it != directories_.end()) base = it->second.base;
+  }
+  if (!base) {
+    // The directory's first value (or the first since its values were all gone) is its base,
+    // indexed outside the lock; another thread's may have come first.
+    base = Install(directory, std::make_shared<const DeltaBase>(std::string(value)), nullptr);
   }
   std::string delta = MakeDelta(value, *base);
   const bool applies = ApplyDelta(delta, base->text()) == value;
-  if (applies && delta.size() <= value.size() / 2) {
-    return StoredText(std::move(base), delta, value.size());
-  }
-  // A value unlike its directory's base: after enough of them, the base is this value.
-  std::shared_ptr<const DeltaBase> replaced;  // freed outside the lock
+  const bool hit = applies && delta.size() <= value.size() / 2;
+  bool replace = false;
   {
     std::lock_guard lock(mu_);
-    auto it = directories_.find(std::string(directory));
-    if (it != directories_.end() && it->second.base == base &&
-        ++it->second.misses >= kMissesBeforeANewBase) {
-      replaced = std::move(it->second.base);
-      it->second.base = std::make_shared<const DeltaBase>(std::string(value));
-      it->second.misses = 0;
-      base = it->second.base;
+    auto it = directories_.find(directory);
+    if (it != directories_.end() && it->second.base == base) {
+      // A value unlike its directory's base: after enough of them in a row, the base is this
+      // value.
+      it->second.misses = hit ? 0 : it->second.misses + 1;
+      replace = it->second.misses >= kMissesBeforeANewBase;
     }
   }
-  if (replaced) {
+  if (replace) {
+    base = Install(directory, std::make_shared<const DeltaBase>(std::string(value)), base);
     delta = MakeDelta(value, *base);
-    if (ApplyDelta(delta, base->text()) == value) {
+    if (ApplyDelta(delta, base->text()) == value && delta.size() < value.size()) {
       return StoredText(std::move(base), delta, value.size());
     }
     return StoredText(value);
   }
   if (!applies || delta.size() >= value.size()) return StoredText(value);
   return StoredText(std::move(base), delta, value.size());
+}
+
+std::shared_ptr<const DeltaBase> ValueCompactor::Install(
+    const std::string& directory, std::shared_ptr<const DeltaBase> fresh,
+    const std::shared_ptr<const DeltaBase>& old) {
+  std::shared_ptr<const DeltaBase> replaced;  // freed outside the lock
+  std::lock_guard lock(mu_);
+  auto it = directories_.find(directory);
+  if (it == directories_.end()) {
+    if (directories_.size() >= kMaxDirectories) return fresh;  // filled meanwhile: not kept
+    it = directories_.emplace(directory, Directory{}).first;
+  }
+  if (it->second.base == old) {
+    replaced = std::move(it->second.base);
+    it->second.base = std::move(fresh);
+    it->second.misses = 0;
+  }
+  return it->second.base;
+}
+
+void ValueCompactor::SweepUnused() {
+  // Under mu_, where bases are handed out: a base only its directory holds has no value written
+  // against it, and none being written.
+  for (auto it = directories_.begin(); it != directories_.end();) {
+    it = it->second.base.use_count() <= 1 ? directories_.erase(it) : std::next(it);
+  }
 }
 
 SharedEvent ValueCompactor::MakeEvent(Event::Type type, const KeyValue& kv) {

@@ -30,6 +30,8 @@ class StoredText {
 
   // The value.
   std::string Text() const;
+  // The value without a copy when it is kept whole; otherwise rebuilt into `scratch`.
+  std::string_view View(std::string& scratch) const;
   // Its length.
   size_t size() const { return size_; }
   // Whether it is kept as a delta (tests).
@@ -64,14 +66,16 @@ SharedEvent WholeEvent(Event::Type type, const KeyValue& kv);
 // resembling it. Thread-safe.
 class ValueCompactor {
  public:
-  // Values shorter than this are kept whole: a delta saves too little.
+  // Values shorter than this are kept whole: a delta saves too little. So are values longer than
+  // kMaxSize: a base is kept as long as values are written against it.
   static constexpr size_t kMinSize = 64;
-  // Directories with a base; values of other directories are kept whole, so that a store of many
-  // namespaces of a few objects each keeps hardly more than before (a base is its value and an
-  // index of a quarter of its size in 32-bit entries, twice over).
+  static constexpr size_t kMaxSize = 16 * 1024;
+  // Directories with a base; when all are taken, those whose base no value uses any longer are
+  // dropped, and values of further directories are kept whole: a store of many namespaces of a
+  // few objects each keeps hardly more than before.
   static constexpr size_t kMaxDirectories = 256;
-  // A delta over half its value is a miss; after this many since the base was chosen, the next
-  // missing value becomes the base.
+  // A delta over half its value is a miss; after this many in a row, the missing value becomes
+  // the base.
   static constexpr uint32_t kMissesBeforeANewBase = 16;
 
   StoredText Compact(std::string_view key, std::string_view value);
@@ -85,6 +89,12 @@ class ValueCompactor {
     std::shared_ptr<const DeltaBase> base;
     uint32_t misses = 0;
   };
+  // Makes `fresh` the base of `directory` if its base is still `old` (null: none); the base then.
+  std::shared_ptr<const DeltaBase> Install(const std::string& directory,
+                                           std::shared_ptr<const DeltaBase> fresh,
+                                           const std::shared_ptr<const DeltaBase>& old);
+  void SweepUnused();  // under mu_
+
   mutable std::mutex mu_;
   std::unordered_map<std::string, Directory> directories_;
 };

@@ -36,20 +36,41 @@ TEST(ValueCompactorTest, ALeaseIsKeptAsAFractionOfItsBytesAndGivenBackWhole) {
               kept_bytes / 2000);
 }
 
-TEST(ValueCompactorTest, ShortValuesAndValuesOfTooManyDirectoriesAreKeptWhole) {
+TEST(ValueCompactorTest, ShortAndLongValuesAreKeptWhole) {
   ValueCompactor compactor;
   EXPECT_FALSE(compactor.Compact("/registry/a/x", "short").compact());
   EXPECT_EQ(compactor.Compact("/registry/a/x", "short").Text(), "short");
+  const std::string long_value(ValueCompactor::kMaxSize + 1, 'v');
+  StoredText whole = compactor.Compact("/registry/a/x", long_value);
+  EXPECT_FALSE(whole.compact());
+  EXPECT_EQ(whole.Text(), long_value);
+  EXPECT_EQ(compactor.directories(), 0u);
+}
+
+// Found by review: directories were never given up, so 256 namespaces that once held a value
+// kept their bases for good and no later namespace's values were compacted.
+TEST(ValueCompactorTest, DirectoriesWhoseBaseNoValueUsesAreGivenUpForNewOnes) {
+  ValueCompactor compactor;
   std::mt19937 rng(9);
   const std::string lease = ElectionLease(1, rng);
+  auto key_in = [](size_t n) { return "/registry/leases/ns" + std::to_string(n) + "/a"; };
+  std::vector<StoredText> kept;
   for (size_t i = 0; i < ValueCompactor::kMaxDirectories; ++i) {
-    EXPECT_TRUE(
-        compactor.Compact("/registry/leases/ns" + std::to_string(i) + "/a", lease).compact());
+    kept.push_back(compactor.Compact(key_in(i), lease));
+    EXPECT_TRUE(kept.back().compact());
   }
-  StoredText beyond = compactor.Compact("/registry/leases/one-more/a", lease);
+  // Every directory's base in use: one more directory's values are kept whole.
+  StoredText beyond = compactor.Compact(key_in(1000), lease);
   EXPECT_FALSE(beyond.compact());
   EXPECT_EQ(beyond.Text(), lease);
   EXPECT_EQ(compactor.directories(), ValueCompactor::kMaxDirectories);
+  // Once the values of half of them are gone, their directories make room.
+  kept.resize(ValueCompactor::kMaxDirectories / 2);
+  StoredText now = compactor.Compact(key_in(1000), lease);
+  EXPECT_TRUE(now.compact());
+  EXPECT_EQ(now.Text(), lease);
+  EXPECT_EQ(compactor.directories(), ValueCompactor::kMaxDirectories / 2 + 1);
+  for (const StoredText& text : kept) EXPECT_EQ(text.Text(), lease);
 }
 
 TEST(ValueCompactorTest, ADirectoryWhoseValuesChangeGetsANewBase) {

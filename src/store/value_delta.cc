@@ -97,24 +97,25 @@ uint64_t RunHash(const char* at) {
 }  // namespace
 
 DeltaBase::DeltaBase(std::string text) : text_(std::move(text)) {
-  if (text_.size() < kRun || text_.size() >= UINT32_MAX) return;
-  // Every kStride-th position: a quarter of the index (a base stays as long as its directory
-  // has values), and every common run of kRun + kStride - 1 bytes still holds one of them.
+  if (text_.size() < kRun || text_.size() > kMaxIndexed) return;
+  // Every kStride-th position, in a table of as many 16-bit entries: an index of half the text's
+  // size at most (a base stays as long as values are written against it), and every common run
+  // of kRun + kStride - 1 bytes still holds one of them unless another run took its slot.
   const size_t positions = (text_.size() - kRun) / kStride + 1;
   int bits = 4;
-  while ((size_t{1} << bits) < 2 * positions && bits < 24) ++bits;
+  while ((size_t{1} << bits) < positions) ++bits;
   shift_ = 64 - bits;
   index_.assign(size_t{1} << bits, 0);
   // From the end back, so that a run found twice names its first place.
   for (size_t p = positions; p-- > 0;) {
     const size_t i = p * kStride;
-    index_[RunHash(text_.data() + i) >> shift_] = static_cast<uint32_t>(i + 1);
+    index_[RunHash(text_.data() + i) >> shift_] = static_cast<uint16_t>(i + 1);
   }
 }
 
 size_t DeltaBase::Candidate(const char* probe) const {
   if (index_.empty()) return std::string::npos;
-  const uint32_t at = index_[RunHash(probe) >> shift_];
+  const uint16_t at = index_[RunHash(probe) >> shift_];
   return at == 0 ? std::string::npos : at - 1;
 }
 

@@ -21,12 +21,14 @@ std::string MakeDelta(std::string_view target, std::string_view base);
 
 // A value other values are written against whole, not as their own earlier versions (the store's
 // current values: one Lease against another of its namespace), with an index of where its runs
-// of kRun bytes start, at every kStride-th byte. Immutable, so values written against it may
-// share it across threads.
+// of kRun bytes start, at every kStride-th byte (texts of up to kMaxIndexed bytes; a longer one
+// is not indexed, and values are written against it as literals). Immutable, so values written
+// against it may share it across threads.
 class DeltaBase {
  public:
   static constexpr size_t kRun = 8;
   static constexpr size_t kStride = 4;
+  static constexpr size_t kMaxIndexed = 65534;
   explicit DeltaBase(std::string text);
   const std::string& text() const { return text_; }
   // A position where the kRun bytes at `probe` may start in text() (compare them), or npos.
@@ -34,7 +36,7 @@ class DeltaBase {
 
  private:
   std::string text_;
-  std::vector<uint32_t> index_;  // by a hash of kRun bytes: a position where they start, + 1
+  std::vector<uint16_t> index_;  // by a hash of kRun bytes: a position where they start, + 1
   int shift_ = 64;
 };
 
